@@ -1,0 +1,65 @@
+// Assembles the HTTP service. The request pipeline reads top to bottom in the order of spec §7:
+//   audit -> rate limit -> payment (x402) -> authenticate -> IP filter -> usage/quota
+//   -> quota headers -> route: validate -> handler -> presenter
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { RequestState, RouteDef, AppContext } from './route.ts';
+import type { ApiServices } from './services.ts';
+import { requestContext } from './pipeline/request-context.ts';
+import { problemDetails } from './pipeline/problem-details.ts';
+import { auditRequests } from './pipeline/audit.ts';
+import { rateLimit } from './pipeline/rate-limit.ts';
+import { authenticate } from './pipeline/authenticate.ts';
+import { ipFilter } from './pipeline/ip-filter.ts';
+import { readJsonBody } from './body.ts';
+import { parseOrThrow } from './validate.ts';
+import { Problem, notFound } from '../domain/errors.ts';
+import { allRoutes } from './routes/index.ts';
+
+export function createApp(s: ApiServices): { app: Koa<RequestState>; routes: RouteDef[] } {
+  const app = new Koa<RequestState>();
+  app.proxy = false; // client IP comes from request-context (TRUST_PROXY_HOPS), never from Koa
+  const routes = allRoutes();
+  const router = new Router<RequestState>();
+  for (const def of routes) {
+    router.register(def.path, [def.method], routeStages(def, s) as never);
+  }
+
+  app.use(requestContext(s.config.trustProxyHops));
+  app.use(auditRequests(s.audit));          // 1. audit record (sees the final status)
+  app.use(problemDetails(s.log));           //    every error below becomes problem details
+  app.use(rateLimit(s.rateLimiter));        // 2. global rate limit
+  //                                           3. payment (x402): arrives with the billing issue
+  app.use(async (ctx, next) => {           //    nothing matched: 404 problem details
+    await next();
+    if (ctx.status === 404 && ctx.body === undefined) throw notFound('Route');
+  });
+  app.use(router.routes());                 // 4-8 run per route, see routeStages
+  app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new Problem(405, 'Method not allowed on this path') }));
+  return { app, routes };
+}
+
+/** The per-route part of the pipeline. */
+function routeStages(def: RouteDef, s: ApiServices): Middleware<RequestState>[] {
+  const stages: Middleware<RequestState>[] = [
+    async (ctx, next) => { ctx.state.routeLabel = `${def.method} ${def.path}`; await next(); },
+  ];
+  if (def.auth !== 'public') {
+    stages.push(authenticate(def.auth, s)); // 4. authentication
+    stages.push(ipFilter(s.ipRules));       // 5. IP filter
+    //                                         6. usage counting and quota: billing issue
+    //                                         7. quota response headers: billing issue
+  }
+  stages.push((ctx) => handle(def, ctx, s)); // 8. validate -> handler
+  return stages;
+}
+
+async function handle(def: RouteDef, ctx: AppContext, s: ApiServices): Promise<void> {
+  const params = def.params ? parseOrThrow(def.params, ctx.params ?? {}, 'path') : (ctx as unknown as { params: unknown }).params;
+  const query = def.query ? parseOrThrow(def.query, ctx.query, 'query') : undefined;
+  let body: unknown;
+  if (def.body) body = parseOrThrow(def.body, await readJsonBody(ctx, s.config.bodyLimitBytes), 'body');
+  await def.handler({ ctx, body, query, params, services: s, principal: ctx.state.principal! });
+  if (ctx.status === 404 && ctx.body === undefined) ctx.status = 204;
+}

@@ -1,0 +1,21 @@
+// Every route of the API. Adding an area: write its routes file and list it here.
+import type { RouteDef } from '../route.ts';
+import { healthRoutes } from './health.ts';
+import { tokenRoutes } from './auth/tokens.ts';
+import { meRoutes } from './auth/me.ts';
+import { passwordRoutes } from './auth/passwords.ts';
+import { emailChangeRoutes } from './auth/email-change.ts';
+import { apiKeyRoutes } from './auth/api-keys.ts';
+import { memberRoutes } from './org/members.ts';
+import { invitationRoutes } from './org/invitations.ts';
+import { ipRuleRoutes } from './security/ip-rules.ts';
+import { auditRoutes } from './audit.ts';
+
+export function allRoutes(): RouteDef[] {
+  const routes: RouteDef[] = [
+    ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
+    ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
+  ];
+  const everything: RouteDef[] = [...healthRoutes(() => everything), ...routes];
+  return everything;
+}

@@ -1,0 +1,32 @@
+// Everything a request handler may use, built once per api process.
+import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../domain/config.ts';
+import type { Logger } from '../domain/log.ts';
+import type { JwtService } from '../domain/auth/jwt.ts';
+import type { RevocationList } from '../domain/auth/revocations.ts';
+import type { ApiKeyService } from '../domain/auth/api-keys.ts';
+import type { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
+import type { AuditWriter } from '../domain/audit/audit-writer.ts';
+import type { WorkflowStarter } from '../domain/temporal/workflow-starter.ts';
+import type { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
+
+export type ApiServices = {
+  config: Config;
+  db: MikroORM;
+  /** A fresh EntityManager fork: use one per request or unit of work. */
+  em: () => EntityManager;
+  log: Logger;
+  jwt: JwtService;
+  revocations: RevocationList;
+  apiKeys: ApiKeyService;
+  ipRules: IpRuleCache;
+  audit: AuditWriter;
+  workflows: WorkflowStarter;
+  rateLimiter: TokenBuckets;
+  /** HMAC pepper for opaque tokens (API keys, reset and invitation tokens). */
+  pepper: Buffer;
+  /** Key of the audit hash chain. */
+  auditKey: Buffer;
+  /** Checks that the key backend answers; used by /v1/health/hsm. */
+  kmsHealthy: () => Promise<boolean>;
+};

@@ -1,0 +1,18 @@
+// One MikroORM instance per process. Request handlers use a fork of its EntityManager; raw SQL
+// (em.execute) is used where a single conditional statement must be atomic.
+import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
+import { entities } from './entities/index.ts';
+
+export type Db = MikroORM;
+export type Em = EntityManager;
+
+export async function openDb(databaseUrl: string, poolMax = 10): Promise<MikroORM> {
+  return MikroORM.init({
+    clientUrl: databaseUrl,
+    entities,
+    debug: false,
+    pool: { min: 0, max: poolMax },
+    // Entities are declared with defineEntity; no reflection or discovery at start.
+    discovery: { warnWhenNoEntities: false },
+  });
+}

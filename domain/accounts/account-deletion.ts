@@ -1,0 +1,44 @@
+// Account deletion. The request marks the user `deleting` and kills every credential at once;
+// a workflow then removes the data in batches. When the user was the organization's only member,
+// the organization and everything in it go too.
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+const BATCH = 1000;
+
+/** Deletes one batch; `done` once nothing of the account is left. Safe to repeat. */
+export async function deleteAccountDataBatch(em: EntityManager, userId: string): Promise<{ done: boolean }> {
+  return em.transactional(async (tx) => {
+    const users = await tx.execute<{ org_id: string | null; status: string }[]>('SELECT org_id, status FROM users WHERE id = ? FOR UPDATE', [userId]);
+    const user = users[0];
+    if (!user) return { done: true };
+    if (user.status !== 'deleting') return { done: true }; // never delete an active account
+    const orgId = user.org_id;
+    let soleMember = false;
+    if (orgId) {
+      const others = await tx.execute<{ n: number }[]>('SELECT count(*)::int AS n FROM users WHERE org_id = ? AND id <> ?', [orgId, userId]);
+      soleMember = others[0]!.n === 0;
+    }
+    if (orgId && soleMember) {
+      // Organization-wide data, largest tables first, one bounded batch per call.
+      const removed = await tx.execute<{ id: string }[]>(
+        'DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE org_id = ? LIMIT ?) RETURNING id', [orgId, BATCH]);
+      if (removed.length === BATCH) return { done: false };
+      await tx.execute('DELETE FROM audit_chain_heads WHERE chain_key = ?', [orgId]);
+      await tx.execute('DELETE FROM ip_rules WHERE org_id = ?', [orgId]);
+      await tx.execute('DELETE FROM invitations WHERE org_id = ?', [orgId]);
+    }
+    await tx.execute('DELETE FROM api_keys WHERE user_id = ?', [userId]);
+    await tx.execute('DELETE FROM passkeys WHERE user_id = ?', [userId]);
+    await tx.execute('DELETE FROM password_resets WHERE user_id = ?', [userId]);
+    await tx.execute('DELETE FROM email_changes WHERE user_id = ?', [userId]);
+    await tx.execute('DELETE FROM users WHERE id = ?', [userId]);
+    if (orgId && soleMember) await tx.execute('DELETE FROM organizations WHERE id = ?', [orgId]);
+    return { done: true };
+  });
+}
+
+export async function accountsAwaitingDeletion(em: EntityManager, olderThanSeconds: number): Promise<string[]> {
+  const rows = await em.execute<{ id: string }[]>(
+    `SELECT id FROM users WHERE status = 'deleting' AND updated_at < now() - make_interval(secs => ?) LIMIT 100`, [olderThanSeconds]);
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,29 @@
+// The synchronous half of account deletion: refuse when it would orphan an organization,
+// mark the account, revoke every credential, then hand over to the deletion workflow.
+import type { User } from '../../db/entities/index.ts';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { RevocationList } from '../auth/revocations.ts';
+import type { ApiKeyService } from '../auth/api-keys.ts';
+import type { WorkflowStarter } from '../temporal/workflow-starter.ts';
+import { conflict } from '../errors.ts';
+
+type Deps = { em: () => EntityManager; revocations: RevocationList; apiKeys: ApiKeyService; workflows: WorkflowStarter };
+
+export async function beginAccountDeletion(s: Deps, user: User): Promise<void> {
+  await s.em().transactional(async (tx) => {
+    if (user.orgId && user.role === 'owner') {
+      const rows = await tx.execute<{ owners: number; others: number }[]>(
+        `SELECT count(*) FILTER (WHERE role = 'owner' AND id <> ?)::int AS owners, count(*) FILTER (WHERE id <> ?)::int AS others
+         FROM users WHERE org_id = ? AND status = 'active'`, [user.id, user.id, user.orgId]);
+      const r = rows[0]!;
+      if (r.others > 0 && r.owners === 0) {
+        throw conflict('You are the last owner of an organization with other members: make another member owner first');
+      }
+    }
+    await tx.execute("UPDATE users SET status = 'deleting', updated_at = now() WHERE id = ?", [user.id]);
+    await tx.execute('UPDATE api_keys SET is_active = false WHERE user_id = ?', [user.id]);
+    await s.revocations.revokePrincipal(tx, `user:${user.id}`);
+    await s.apiKeys.announceChange(tx, user.id);
+  });
+  await s.workflows.deleteAccount(user.id);
+}

@@ -1,0 +1,82 @@
+// Personal API keys (`xck_`): shown once, stored as an HMAC digest, resolved on the hot path
+// from an in-memory cache that every replica drops on revocation (LISTEN/NOTIFY).
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
+import { notifySql, type InvalidationBus } from '../cache/invalidation-bus.ts';
+import { ApiKey } from '../../db/entities/index.ts';
+import type { Principal } from './principal.ts';
+
+export const USER_KEY_PREFIX = 'xck_';
+const CACHE_TTL_MS = 60_000;
+const LAST_USED_EVERY_MS = 60_000;
+
+type Resolved = { keyId: string; userId: string; orgId: string | null; expiresAt: number | null; loadedAt: number };
+
+export class ApiKeyService {
+  private readonly cache = new Map<string, Resolved>();
+  private readonly lastUsedWrite = new Map<string, number>();
+  private readonly pepper: Buffer;
+  private readonly em: () => EntityManager;
+
+  constructor(pepper: Buffer, em: () => EntityManager, bus: InvalidationBus) {
+    this.pepper = pepper;
+    this.em = em;
+    bus.onMessage((m) => {
+      if (m.kind !== 'api_keys_changed') return;
+      for (const [d, r] of this.cache) if (r.userId === m.userId) this.cache.delete(d);
+    });
+    bus.onReconnect(async () => this.cache.clear());
+  }
+
+  async create(em: EntityManager, userId: string, input: { name: string; expiresAt?: Date; scopes?: string[] }): Promise<{ record: ApiKey; apiKey: string }> {
+    const apiKey = newOpaqueToken(USER_KEY_PREFIX);
+    const record = em.create(ApiKey, {
+      id: randomUUID(),
+      userId,
+      name: input.name,
+      keyPrefix: apiKey.slice(0, 12),
+      keyDigest: digestToken(this.pepper, apiKey),
+      scopes: input.scopes ?? [],
+      isActive: true,
+      expiresAt: input.expiresAt ?? null,
+      lastUsedAt: null,
+      createdAt: new Date(),
+    });
+    await em.flush();
+    return { record, apiKey };
+  }
+
+  /** Drops every replica's cached keys of this user; call inside the changing transaction. */
+  async announceChange(em: EntityManager, userId: string): Promise<void> {
+    await em.execute(notifySql, [JSON.stringify({ kind: 'api_keys_changed', userId })]);
+    for (const [d, r] of this.cache) if (r.userId === userId) this.cache.delete(d);
+  }
+
+  /** The key's owner as a principal, or null when unknown, revoked, expired or orphaned. */
+  async resolve(rawKey: string): Promise<(Principal & { keyId: string }) | null> {
+    if (!rawKey.startsWith(USER_KEY_PREFIX) || rawKey.length > 128) return null;
+    const digest = digestToken(this.pepper, rawKey);
+    const now = Date.now();
+    let r = this.cache.get(digest);
+    if (!r || now - r.loadedAt > CACHE_TTL_MS) {
+      const rows = await this.em().execute<{ id: string; user_id: string; org_id: string | null; expires_at: string | null }[]>(
+        `SELECT k.id, k.user_id, u.org_id, k.expires_at FROM api_keys k JOIN users u ON u.id = k.user_id
+         WHERE k.key_digest = ? AND k.is_active AND u.status = 'active'`, [digest]);
+      const row = rows[0];
+      if (!row) { this.cache.delete(digest); return null; }
+      r = { keyId: row.id, userId: row.user_id, orgId: row.org_id, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null, loadedAt: now };
+      this.cache.set(digest, r);
+    }
+    if (r.orgId === null || (r.expiresAt !== null && r.expiresAt <= now)) return null;
+    this.touch(r.keyId, now);
+    return { type: 'user', id: r.userId, orgId: r.orgId, via: 'api_key', keyId: r.keyId };
+  }
+
+  /** Records last use at most once a minute per key, off the request's critical path. */
+  private touch(keyId: string, now: number): void {
+    if (now - (this.lastUsedWrite.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
+    this.lastUsedWrite.set(keyId, now);
+    this.em().execute('UPDATE api_keys SET last_used_at = now() WHERE id = ?', [keyId]).catch(() => {});
+  }
+}

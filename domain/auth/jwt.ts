@@ -1,0 +1,114 @@
+// Access tokens: EdDSA (Ed25519) JWTs. The signing key is created on first start, stored sealed
+// under a key derived from the root key, and published as a JWKS. Verification pins the
+// algorithm and checks issuer, expiry and revocation, all in memory.
+import { generateKeyPairSync, randomUUID, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { SignJWT, jwtVerify, exportJWK, type JWK } from 'jose';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { seal, open } from '../crypto/aead.ts';
+import type { RevocationList } from './revocations.ts';
+import type { Principal, PrincipalType } from './principal.ts';
+
+export const USER_TOKEN_TTL_SECONDS = 900;
+const ALG = 'EdDSA';
+
+export type TokenClaims = {
+  sub: string;
+  org: string;
+  jti: string;
+  iat: number;
+  exp: number;
+  scopes?: string[];
+  vault_ids?: string[];
+  intents_api_enabled?: boolean;
+};
+
+type ActiveKey = { kid: string; privateKey: KeyObject; publicKey: KeyObject; jwk: JWK };
+
+export class JwtService {
+  private active: ActiveKey | undefined;
+  private readonly verifyKeys = new Map<string, KeyObject>();
+  private jwks: { keys: JWK[] } = { keys: [] };
+  private readonly issuer: string;
+  private readonly wrapKey: Buffer;
+  private readonly revocations: RevocationList;
+
+  constructor(issuer: string, wrapKey: Buffer, revocations: RevocationList) {
+    this.issuer = issuer;
+    this.wrapKey = wrapKey;
+    this.revocations = revocations;
+  }
+
+  /** Loads the signing keys, creating the first one if none exists (safe across replicas). */
+  async init(em: EntityManager): Promise<void> {
+    await em.transactional(async (tx) => {
+      await tx.execute('SELECT pg_advisory_xact_lock(727002)');
+      const rows = await tx.execute<{ kid: string }[]>('SELECT kid FROM jwt_signing_keys WHERE active LIMIT 1');
+      if (rows.length > 0) return;
+      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+      const kid = randomUUID();
+      const jwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
+      const sealed = seal(this.wrapKey, privateKey.export({ format: 'der', type: 'pkcs8' }), Buffer.from(`jwt:${kid}`));
+      await tx.execute('INSERT INTO jwt_signing_keys (kid, public_jwk, private_sealed) VALUES (?, ?, ?)', [kid, JSON.stringify(jwk), sealed]);
+    });
+    const keys = await em.execute<{ kid: string; public_jwk: JWK; private_sealed: Buffer; active: boolean; created_at: string }[]>(
+      'SELECT kid, public_jwk, private_sealed, active, created_at FROM jwt_signing_keys ORDER BY created_at DESC');
+    for (const k of keys) {
+      const publicKey = createPublicKey({ key: k.public_jwk as never, format: 'jwk' });
+      this.verifyKeys.set(k.kid, publicKey);
+      if (k.active && !this.active) {
+        const der = open(this.wrapKey, Buffer.from(k.private_sealed), Buffer.from(`jwt:${k.kid}`));
+        this.active = { kid: k.kid, privateKey: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }), publicKey, jwk: k.public_jwk };
+      }
+    }
+    this.jwks = { keys: keys.map((k) => k.public_jwk) };
+  }
+
+  publicJwks(): { keys: JWK[] } {
+    return this.jwks;
+  }
+
+  async issue(p: { type: PrincipalType; id: string; orgId: string }, ttlSeconds: number, extra: Partial<TokenClaims> = {}): Promise<{ token: string; jti: string; expiresIn: number }> {
+    const key = this.active;
+    if (!key) throw new Error('JWT service not initialised');
+    const jti = randomUUID();
+    // iat_ms: millisecond issue time, so a revocation cut-off separates tokens within one second.
+    const token = await new SignJWT({ org: p.orgId, ...extra, iat_ms: Date.now() })
+      .setProtectedHeader({ alg: ALG, typ: 'JWT', kid: key.kid })
+      .setSubject(`${p.type}:${p.id}`)
+      .setIssuer(this.issuer)
+      .setJti(jti)
+      .setIssuedAt()
+      .setExpirationTime(`${ttlSeconds}s`)
+      .sign(key.privateKey);
+    return { token, jti, expiresIn: ttlSeconds };
+  }
+
+  /** The principal of a valid, unexpired, unrevoked token; null for anything else. */
+  async verify(token: string): Promise<Principal | null> {
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, (header) => {
+        const k = header.kid ? this.verifyKeys.get(header.kid) : undefined;
+        if (!k) throw new Error('unknown kid');
+        return k;
+      }, { algorithms: [ALG], issuer: this.issuer, requiredClaims: ['sub', 'jti', 'exp', 'iat'] }));
+    } catch {
+      return null;
+    }
+    const sub = String(payload.sub);
+    const m = /^(user|agent):([0-9a-f-]{36})$/.exec(sub);
+    if (!m || typeof payload.org !== 'string' || typeof payload.jti !== 'string') return null;
+    const issuedAtMs = typeof payload.iat_ms === 'number' ? payload.iat_ms : (payload.iat as number) * 1000;
+    if (this.revocations.isRevoked(payload.jti, sub, issuedAtMs)) return null;
+    return {
+      type: m[1] as PrincipalType,
+      id: m[2]!,
+      orgId: payload.org,
+      via: 'jwt',
+      jti: payload.jti,
+      expiresAt: new Date((payload.exp as number) * 1000),
+      scopes: Array.isArray(payload.scopes) ? (payload.scopes as string[]) : undefined,
+      intentsApiEnabled: payload.intents_api_enabled === true,
+    };
+  }
+}

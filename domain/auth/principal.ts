@@ -1,0 +1,17 @@
+// Who is calling: taken from a verified token or key, never from a request body.
+export type PrincipalType = 'user' | 'agent';
+
+export type Principal = {
+  type: PrincipalType;
+  id: string;
+  orgId: string;
+  /** `jwt` for an access token, `api_key` for a raw personal key used as Bearer. */
+  via: 'jwt' | 'api_key';
+  /** Present for JWTs: the token id and expiry, used by DELETE /v1/auth/token. */
+  jti?: string;
+  expiresAt?: Date;
+  scopes?: string[];
+  intentsApiEnabled?: boolean;
+};
+
+export const subjectOf = (p: { type: PrincipalType; id: string }) => `${p.type}:${p.id}`;

@@ -1,0 +1,66 @@
+// Cross-replica cache invalidation through Postgres LISTEN/NOTIFY. Hot-path caches (revoked
+// tokens, API keys, IP rules) stay in memory; a change on any replica reaches every other within
+// milliseconds, and a reconnect triggers a full reload so no notice is ever silently missed.
+import pg from 'pg';
+
+export const CHANNEL = 'vault_invalidation';
+
+export type Invalidation =
+  | { kind: 'token_revoked'; jti: string; expiresAt: string }
+  | { kind: 'principal_revoked'; subject: string; notBefore: string }
+  | { kind: 'api_keys_changed'; userId: string }
+  | { kind: 'ip_rules_changed'; orgId: string };
+
+type Handler = (msg: Invalidation) => void;
+
+export class InvalidationBus {
+  private client: pg.Client | undefined;
+  private readonly handlers: Handler[] = [];
+  private readonly reloaders: (() => Promise<void>)[] = [];
+  private closed = false;
+  private readonly databaseUrl: string;
+  private readonly log: (m: string) => void;
+
+  constructor(databaseUrl: string, log: (m: string) => void) {
+    this.databaseUrl = databaseUrl;
+    this.log = log;
+  }
+
+  onMessage(h: Handler): void { this.handlers.push(h); }
+  /** Called after every (re)connect: caches rebuild from the database. */
+  onReconnect(r: () => Promise<void>): void { this.reloaders.push(r); }
+
+  async start(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    client.on('notification', (n) => {
+      if (n.channel !== CHANNEL || !n.payload) return;
+      let msg: Invalidation;
+      try { msg = JSON.parse(n.payload) as Invalidation; } catch { return; }
+      for (const h of this.handlers) h(msg);
+    });
+    client.on('error', (e) => {
+      this.log(`invalidation listener lost its connection: ${e.message}; reconnecting`);
+      this.reconnectSoon();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${CHANNEL}`);
+    this.client = client;
+    for (const r of this.reloaders) await r();
+  }
+
+  private reconnectSoon(): void {
+    if (this.closed) return;
+    const old = this.client;
+    this.client = undefined;
+    old?.end().catch(() => {});
+    setTimeout(() => { this.start().catch(() => this.reconnectSoon()); }, 1000).unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.client?.end().catch(() => {});
+  }
+}
+
+/** SQL that announces a change; run it inside the transaction that made the change. */
+export const notifySql = `SELECT pg_notify('${CHANNEL}', ?)`;

@@ -1,0 +1,87 @@
+// Process configuration, read once from the environment and validated at start.
+// A wrong or missing variable is named in the error so the operator can fix it.
+import { z } from 'zod';
+import path from 'node:path';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const optionalUrl = (protocols: string[]) =>
+  z.string().optional().refine(
+    (v) => v === undefined || v === '' || protocols.some((p) => v.startsWith(p)),
+    { message: `must start with one of ${protocols.join(', ')}` },
+  );
+
+const EnvSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PUBLIC_URL: optionalUrl(['http://', 'https://']),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+  ROOT_KEY: z.string().optional().refine(
+    (v) => v === undefined || v === '' || Buffer.from(v, 'base64').length === 32,
+    { message: 'must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)' },
+  ),
+  SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
+  MAIL_FROM: z.string().min(3).default('Vault <no-reply@localhost>'),
+  RATE_LIMIT_RPS: positiveInt.default(100),
+  RATE_LIMIT_BURST: positiveInt.default(200),
+  TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
+  BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  temporalCliPath: string | undefined;
+  rootKey: Buffer | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  rateLimit: { ratePerSecond: number; burst: number };
+  trustProxyHops: number;
+  bodyLimitBytes: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+};
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; `required` names variables this process cannot run without. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyof z.infer<typeof EnvSchema>)[] = []): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const missing = required.filter((k) => e[k] === undefined);
+  if (missing.length > 0) {
+    throw new ConfigError(`Missing required environment variable(s): ${missing.join(', ')}`);
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    temporalNamespace: e.TEMPORAL_NAMESPACE,
+    temporalCliPath: e.TEMPORAL_CLI_PATH,
+    rootKey: e.ROOT_KEY ? Buffer.from(e.ROOT_KEY, 'base64') : undefined,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    rateLimit: { ratePerSecond: e.RATE_LIMIT_RPS, burst: e.RATE_LIMIT_BURST },
+    trustProxyHops: e.TRUST_PROXY_HOPS,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    logLevel: e.LOG_LEVEL,
+  };
+}

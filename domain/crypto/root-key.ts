@@ -1,0 +1,27 @@
+// The local root key: from ROOT_KEY, else DATA_DIR/root.key (created 0600 on first start).
+// Sub-keys for distinct purposes are derived with HKDF so one purpose never reuses another's key.
+import { hkdfSync, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export function loadOrCreateRootKey(dataDir: string, fromEnv: Buffer | undefined): Buffer {
+  if (fromEnv) return fromEnv;
+  const file = path.join(dataDir, 'root.key');
+  fs.mkdirSync(dataDir, { recursive: true });
+  try {
+    const fd = fs.openSync(file, 'wx', 0o600);
+    fs.writeSync(fd, randomBytes(32).toString('base64'));
+    fs.closeSync(fd);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
+  return key;
+}
+
+export type KeyPurpose = 'jwt-signing-key-wrap' | 'token-pepper' | 'audit-chain';
+
+export function deriveKey(root: Buffer, purpose: KeyPurpose): Buffer {
+  return Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), `ocv-vault/${purpose}`, 32));
+}

@@ -1,0 +1,44 @@
+// Delivers one outbox row: over SMTP when SMTP_URL is set, otherwise to the log so a local user
+// can follow sign-up, reset and invitation flows. The body is erased once delivered.
+import nodemailer from 'nodemailer';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../log.ts';
+
+export type MailTransport = { send(to: string, subject: string, text: string): Promise<'sent' | 'logged'> };
+
+export function createMailTransport(smtpUrl: string | undefined, from: string, log: Logger): MailTransport {
+  if (!smtpUrl) {
+    return {
+      async send(to, subject, text) {
+        log.info('mail (no SMTP_URL set; printed instead of sent)', { to, subject, body: text });
+        return 'logged';
+      },
+    };
+  }
+  const transporter = nodemailer.createTransport(smtpUrl);
+  return {
+    async send(to, subject, text) {
+      await transporter.sendMail({ from, to, subject, text });
+      return 'sent';
+    },
+  };
+}
+
+export async function deliverOutboxMail(em: EntityManager, transport: MailTransport, id: string): Promise<'sent' | 'logged' | 'skipped'> {
+  const rows = await em.execute<{ to_address: string; subject: string; body_text: string | null; status: string }[]>(
+    'UPDATE mail_outbox SET attempts = attempts + 1 WHERE id = ? RETURNING to_address, subject, body_text, status', [id]);
+  const row = rows[0];
+  if (!row || row.status !== 'pending' || row.body_text === null) return 'skipped';
+  try {
+    const outcome = await transport.send(row.to_address, row.subject, row.body_text);
+    await em.execute("UPDATE mail_outbox SET status = ?, body_text = NULL, sent_at = now(), last_error = NULL WHERE id = ? AND status = 'pending'", [outcome, id]);
+    return outcome;
+  } catch (e) {
+    await em.execute('UPDATE mail_outbox SET last_error = ? WHERE id = ?', [String(e).slice(0, 500), id]);
+    throw e;
+  }
+}
+
+export async function markMailFailed(em: EntityManager, id: string): Promise<void> {
+  await em.execute("UPDATE mail_outbox SET status = 'failed', body_text = NULL WHERE id = ? AND status = 'pending'", [id]);
+}

@@ -1,0 +1,61 @@
+// Starts the HTTP api: services, caches, migrations, then the listener. Returns a stopper.
+import http from 'node:http';
+import type { Config } from '../domain/config.ts';
+import { createLogger } from '../domain/log.ts';
+import { openCore } from './core.ts';
+import { migrate } from '../db/migrate.ts';
+import { InvalidationBus } from '../domain/cache/invalidation-bus.ts';
+import { RevocationList } from '../domain/auth/revocations.ts';
+import { JwtService } from '../domain/auth/jwt.ts';
+import { ApiKeyService } from '../domain/auth/api-keys.ts';
+import { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
+import { AuditWriter } from '../domain/audit/audit-writer.ts';
+import { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
+import { WorkflowStarter, connectTemporal } from '../domain/temporal/workflow-starter.ts';
+import { createApp } from '../api/app.ts';
+import type { ApiServices } from '../api/services.ts';
+
+export type RunningApi = { url: string; stop: () => Promise<void> };
+
+export async function startApi(config: Config, databaseUrl: string, temporalAddress: string): Promise<RunningApi> {
+  const log = createLogger(config.logLevel, 'api');
+  const core = await openCore(config, databaseUrl);
+  const em = () => core.db.em.fork();
+  await migrate(em(), (m) => log.info(m));
+  const bus = new InvalidationBus(databaseUrl, (m) => log.warn(m));
+  const revocations = new RevocationList(em, bus);
+  const apiKeys = new ApiKeyService(core.pepper, em, bus);
+  const ipRules = new IpRuleCache(em, bus);
+  await bus.start();
+  const jwt = new JwtService(config.publicUrl, core.jwtWrapKey, revocations);
+  await jwt.init(em());
+  const temporal = await connectTemporal(temporalAddress, config.temporalNamespace);
+  const audit = new AuditWriter(em, core.auditKey, log);
+  const services: ApiServices = {
+    config, db: core.db, em, log, jwt, revocations, apiKeys, ipRules, audit,
+    workflows: new WorkflowStarter(temporal, log),
+    rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst),
+    pepper: core.pepper, auditKey: core.auditKey, kmsHealthy: core.kmsHealthy,
+  };
+  const { app } = createApp(services);
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  log.info('api listening', { url });
+  return {
+    url,
+    stop: async () => {
+      await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); });
+      await audit.drain().catch(() => {});
+      await bus.close();
+      await temporal.connection.close();
+      await core.db.close();
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// `npm start`: everything on one machine. Embedded PostgreSQL under DATA_DIR (unless
+// DATABASE_URL), a Temporal dev server persisted under DATA_DIR (unless TEMPORAL_ADDRESS),
+// then the api and a worker in this process. Ctrl-C stops all of it.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../domain/config.ts';
+import { startEmbeddedPostgres } from '../db/embedded-postgres.ts';
+import { findTemporalCli, startTemporalDevServer } from './temporal-dev-server.ts';
+import { startApi } from './api-process.ts';
+import { startWorker } from './worker-process.ts';
+import { runMain } from './main-guard.ts';
+
+const projectRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const say = (m: string) => process.stderr.write(`[dev] ${m}\n`);
+
+await runMain(async () => {
+  const config = loadConfig(process.env);
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => { for (const s of stops.reverse()) await s().catch((e) => say(`stop failed: ${String(e)}`)); };
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const pg = await startEmbeddedPostgres(config.dataDir, say);
+      stops.push(pg.stop);
+      databaseUrl = pg.url;
+      say(`PostgreSQL (embedded) data in ${path.join(config.dataDir, 'postgres')}`);
+    }
+    let temporalAddress = config.temporalAddress;
+    let uiUrl: string | null = null;
+    if (!temporalAddress) {
+      const cli = findTemporalCli(projectRoot, config.temporalCliPath, say);
+      const temporal = await startTemporalDevServer(cli, config.dataDir, { ui: process.env.TEMPORAL_UI !== 'off' }, say);
+      stops.push(temporal.stop);
+      temporalAddress = temporal.address;
+      uiUrl = temporal.uiUrl;
+    }
+    const worker = await startWorker(config, databaseUrl, temporalAddress);
+    stops.push(worker.stop);
+    const api = await startApi(config, databaseUrl, temporalAddress);
+    stops.push(api.stop);
+    say(`API:         ${api.url}/v1  (health: ${api.url}/v1/health, OpenAPI: ${api.url}/v1/openapi.json)`);
+    say(`Temporal:    ${temporalAddress}${uiUrl ? `  (UI: ${uiUrl})` : ''}`);
+    say(`First account: curl -s -X POST ${api.url}/v1/auth/signup -H 'content-type: application/json' -d '{"email":"you@example.com","password":"a-long-password"}'`);
+    say('Mail is printed to this log unless SMTP_URL is set. Ctrl-C stops everything.');
+    // For scripts and tests that drive a local stack: where everything listens.
+    if (process.env.DEV_READY_FILE) {
+      fs.writeFileSync(process.env.DEV_READY_FILE, JSON.stringify({ apiUrl: api.url, databaseUrl, temporalAddress, pid: process.pid }), { mode: 0o600 });
+    }
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+  return stopAll;
+});

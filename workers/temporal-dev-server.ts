@@ -1,0 +1,90 @@
+// Finds the Temporal CLI (TEMPORAL_CLI_PATH, then PATH, then ./.tools/bin; where Go exists it is
+// built once into ./.tools/bin) and runs `temporal server start-dev` as a child process.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import net from 'node:net';
+import { freePort } from '../db/free-port.ts';
+
+const CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+
+export function findTemporalCli(projectRoot: string, fromEnv: string | undefined, log: (m: string) => void): string {
+  if (fromEnv) {
+    if (!isExecutable(fromEnv)) throw new Error(`TEMPORAL_CLI_PATH=${fromEnv} is not an executable file`);
+    return fromEnv;
+  }
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, 'temporal');
+    if (dir && isExecutable(candidate)) return candidate;
+  }
+  const toolsBin = path.join(projectRoot, '.tools', 'bin');
+  const local = path.join(toolsBin, 'temporal');
+  if (isExecutable(local)) return local;
+  const go = spawnSync('go', ['version'], { stdio: 'ignore' });
+  if (go.status === 0) {
+    log(`building the Temporal CLI once: go install ${CLI_MODULE} (a few minutes)`);
+    const r = spawnSync('go', ['install', CLI_MODULE], { stdio: 'inherit', env: { ...process.env, GOBIN: toolsBin } });
+    if (r.status === 0 && isExecutable(local)) return local;
+  }
+  throw new Error(
+    'The Temporal CLI was not found. Do one of:\n' +
+    '  - set TEMPORAL_ADDRESS to a running Temporal server (host:port), or\n' +
+    '  - set TEMPORAL_CLI_PATH to a `temporal` binary, or put `temporal` on PATH (https://docs.temporal.io/cli), or\n' +
+    `  - install Go, then: GOBIN=${toolsBin} go install ${CLI_MODULE}`);
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export type DevTemporal = { address: string; uiUrl: string | null; stop: () => Promise<void> };
+
+export async function startTemporalDevServer(cli: string, dataDir: string, opts: { ui: boolean }, log: (m: string) => void): Promise<DevTemporal> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const port = await freePort();
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', path.join(dataDir, 'temporal.db'), '--log-level', 'error'];
+  let uiUrl: string | null = null;
+  if (opts.ui) {
+    const uiPort = await freePort();
+    args.push('--ui-port', String(uiPort));
+    uiUrl = `http://127.0.0.1:${uiPort}`;
+  } else {
+    args.push('--headless');
+  }
+  const child: ChildProcess = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr?.on('data', (d: Buffer) => log(`temporal: ${d.toString().trim()}`));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const address = `127.0.0.1:${port}`;
+  await waitForPort(port, 60_000, () => child.exitCode !== null);
+  return {
+    address,
+    uiUrl,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(t);
+      }
+    },
+  };
+}
+
+async function waitForPort(port: number, timeoutMs: number, died: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (died()) throw new Error('the Temporal dev server exited during start');
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => { s.end(); resolve(true); });
+      s.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`the Temporal dev server did not open port ${port} within ${timeoutMs / 1000} s`);
+}
