@@ -17,7 +17,7 @@ import { parseOrThrow } from './validate.ts';
 import { Problem, notFound } from '../domain/errors.ts';
 import { allRoutes } from './routes/index.ts';
 
-export function createApp(s: ApiServices): { app: Koa<RequestState>; routes: RouteDef[] } {
+export function createApp(s: ApiServices): { app: Koa<RequestState>; router: Router<RequestState>; routes: RouteDef[] } {
   const app = new Koa<RequestState>();
   app.proxy = false; // client IP comes from request-context (TRUST_PROXY_HOPS), never from Koa
   const routes = allRoutes();
@@ -37,7 +37,7 @@ export function createApp(s: ApiServices): { app: Koa<RequestState>; routes: Rou
   });
   app.use(router.routes());                 // 4-8 run per route, see routeStages
   app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new Problem(405, 'Method not allowed on this path') }));
-  return { app, routes };
+  return { app, router, routes };
 }
 
 /** The per-route part of the pipeline. */

@@ -1,0 +1,39 @@
+// Once per test run: a fake SMTP server, then the real stack via the dev launcher.
+import fs from 'node:fs';
+import path from 'node:path';
+import { startFakeSmtp } from './fake-smtp.ts';
+import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor, type StackInfo } from './stack.ts';
+
+export default async function globalSetup(): Promise<void> {
+  const dataDir = makeDataDir('vault-test-');
+  const mailbox = path.join(dataDir, 'mailbox.jsonl');
+  const readyFile = path.join(dataDir, 'ready.json');
+  const logFile = path.join(dataDir, 'stack.log');
+  const smtp = await startFakeSmtp(mailbox);
+  const child = spawnEntry('workers/dev.ts', {
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    TEMPORAL_UI: 'off',
+    SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+    DEV_READY_FILE: readyFile,
+    RATE_LIMIT_RPS: '100000',
+    RATE_LIMIT_BURST: '100000',
+    LOG_LEVEL: 'warn',
+  }, logFile);
+  const g = globalThis as { __stack?: unknown };
+  g.__stack = { child, smtp };
+  try {
+    const info = await waitFor<StackInfo>('test stack', 300_000, () => (fs.existsSync(readyFile) && fs.statSync(readyFile).size > 0
+      ? JSON.parse(fs.readFileSync(readyFile, 'utf8')) as StackInfo : undefined), () => child.exitCode !== null);
+    process.env.TEST_API_URL = info.apiUrl;
+    process.env.TEST_DATABASE_URL = info.databaseUrl;
+    process.env.TEST_TEMPORAL_ADDRESS = info.temporalAddress;
+    process.env.TEST_MAILBOX = mailbox;
+    process.env.TEST_DATA_DIR = dataDir;
+  } catch (e) {
+    await stopGroup(child);
+    await smtp.close();
+    const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-4000) : '';
+    throw new Error(`${(e as Error).message}\n--- stack log ---\n${tail}`);
+  }
+}

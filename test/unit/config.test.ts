@@ -1,0 +1,21 @@
+import { loadConfig, ConfigError } from '../../domain/config.ts';
+
+describe('configuration', () => {
+  test('defaults apply', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.rateLimit).toEqual({ ratePerSecond: 100, burst: 200 });
+    expect(c.trustProxyHops).toBe(0);
+  });
+
+  test('a wrong value is named', () => {
+    expect(() => loadConfig({ RATE_LIMIT_RPS: 'abc' })).toThrow(/RATE_LIMIT_RPS/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ ROOT_KEY: 'c2hvcnQ=' })).toThrow(/ROOT_KEY/);
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(ConfigError);
+  });
+
+  test('a missing required variable is named', () => {
+    expect(() => loadConfig({}, ['DATABASE_URL', 'TEMPORAL_ADDRESS'])).toThrow(/DATABASE_URL, TEMPORAL_ADDRESS/);
+  });
+});
