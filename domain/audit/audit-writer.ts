@@ -20,13 +20,12 @@ export type AuditEventInput = {
 
 type Pending = { fields: ChainedFields; resolve: () => void; reject: (e: unknown) => void };
 
-const FLUSH_DELAY_MS = 10;
-const MAX_BATCH = 200;
+const MAX_BATCH = 500;
 
 export class AuditWriter {
   private queue: Pending[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> = Promise.resolve();
+  /** The running flush loop, if any: events arriving meanwhile form the next batch. */
+  private loop: Promise<void> | undefined;
   private readonly em: () => EntityManager;
   private readonly key: Buffer;
   private readonly log: Logger;
@@ -37,7 +36,7 @@ export class AuditWriter {
     this.log = log;
   }
 
-  /** Queues an event; the promise settles when it is committed (or the batch failed). */
+  /** Queues an event; the promise settles when it is committed (or its batch failed). */
   record(e: AuditEventInput): Promise<void> {
     const fields: ChainedFields = {
       id: randomUUID(),
@@ -53,11 +52,9 @@ export class AuditWriter {
       requestId: e.requestId ?? null,
       createdAt: new Date(),
     };
-    return new Promise((resolve, reject) => {
-      this.queue.push({ fields, resolve, reject });
-      if (this.queue.length >= MAX_BATCH) this.schedule(0);
-      else this.schedule(FLUSH_DELAY_MS);
-    });
+    const done = new Promise<void>((resolve, reject) => this.queue.push({ fields, resolve, reject }));
+    this.loop ??= this.runLoop();
+    return done;
   }
 
   /** Fire-and-forget variant: a failure is logged, never thrown at the caller. */
@@ -65,28 +62,24 @@ export class AuditWriter {
     this.record(e).catch((err) => this.log.error('audit record failed', { action: e.action, error: String(err) }));
   }
 
-  private schedule(delay: number): void {
-    if (this.timer && delay > 0) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.flushing = this.flushing.then(() => this.flush());
-    }, delay);
-  }
-
   /** Waits until everything queued so far is written. */
   async drain(): Promise<void> {
-    while (this.queue.length > 0 || this.timer) {
-      if (this.timer) { clearTimeout(this.timer); this.timer = undefined; this.flushing = this.flushing.then(() => this.flush()); }
-      await this.flushing;
+    while (this.loop) await this.loop;
+  }
+
+  // No timer: the first event is written at once; events that arrive while a batch is being
+  // written are batched together, so batching grows with load and adds no latency when idle.
+  private async runLoop(): Promise<void> {
+    try {
+      while (this.queue.length > 0) await this.flush();
+    } finally {
+      this.loop = undefined;
     }
-    await this.flushing;
   }
 
   private async flush(): Promise<void> {
     const batch = this.queue.splice(0, MAX_BATCH);
     if (batch.length === 0) return;
-    if (this.queue.length > 0) this.schedule(0);
     try {
       await this.em().transactional(async (tx) => {
         const byChain = new Map<string, Pending[]>();
