@@ -9,7 +9,8 @@ import { conflict } from '../errors.ts';
 
 type Deps = { em: () => EntityManager; revocations: RevocationList; apiKeys: ApiKeyService; workflows: WorkflowStarter };
 
-export async function beginAccountDeletion(s: Deps, user: User): Promise<void> {
+/** `audit` runs once the account is marked, before the workflow that removes the data starts. */
+export async function beginAccountDeletion(s: Deps, user: User, audit: () => Promise<void>): Promise<void> {
   await s.em().transactional(async (tx) => {
     if (user.orgId && user.role === 'owner') {
       const rows = await tx.execute<{ owners: number; others: number }[]>(
@@ -25,5 +26,6 @@ export async function beginAccountDeletion(s: Deps, user: User): Promise<void> {
     await s.revocations.revokePrincipal(tx, `user:${user.id}`);
     await s.apiKeys.announceChange(tx, user.id);
   });
+  await audit();
   await s.workflows.deleteAccount(user.id);
 }

@@ -18,15 +18,19 @@ export class ApiKeyService {
   private readonly lastUsedWrite = new Map<string, number>();
   private readonly pepper: Buffer;
   private readonly em: () => EntityManager;
+  // Bumped on every invalidation: a lookup that started before a revocation is not cached after it.
+  private generation = 0;
 
   constructor(pepper: Buffer, em: () => EntityManager, bus: InvalidationBus) {
     this.pepper = pepper;
     this.em = em;
-    bus.onMessage((m) => {
-      if (m.kind !== 'api_keys_changed') return;
-      for (const [d, r] of this.cache) if (r.userId === m.userId) this.cache.delete(d);
-    });
-    bus.onReconnect(async () => this.cache.clear());
+    bus.onMessage((m) => { if (m.kind === 'api_keys_changed') this.forgetUser(m.userId); });
+    bus.onReconnect(async () => { this.generation++; this.cache.clear(); });
+  }
+
+  private forgetUser(userId: string): void {
+    this.generation++;
+    for (const [d, r] of this.cache) if (r.userId === userId) this.cache.delete(d);
   }
 
   async create(em: EntityManager, userId: string, input: { name: string; expiresAt?: Date; scopes?: string[] }): Promise<{ record: ApiKey; apiKey: string }> {
@@ -50,7 +54,7 @@ export class ApiKeyService {
   /** Drops every replica's cached keys of this user; call inside the changing transaction. */
   async announceChange(em: EntityManager, userId: string): Promise<void> {
     await em.execute(notifySql, [JSON.stringify({ kind: 'api_keys_changed', userId })]);
-    for (const [d, r] of this.cache) if (r.userId === userId) this.cache.delete(d);
+    this.forgetUser(userId);
   }
 
   /** The key's owner as a principal, or null when unknown, revoked, expired or orphaned. */
@@ -60,13 +64,14 @@ export class ApiKeyService {
     const now = Date.now();
     let r = this.cache.get(digest);
     if (!r || now - r.loadedAt > CACHE_TTL_MS) {
+      const startedAt = this.generation;
       const rows = await this.em().execute<{ id: string; user_id: string; org_id: string | null; expires_at: string | null }[]>(
         `SELECT k.id, k.user_id, u.org_id, k.expires_at FROM api_keys k JOIN users u ON u.id = k.user_id
          WHERE k.key_digest = ? AND k.is_active AND u.status = 'active'`, [digest]);
       const row = rows[0];
       if (!row) { this.cache.delete(digest); return null; }
       r = { keyId: row.id, userId: row.user_id, orgId: row.org_id, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null, loadedAt: now };
-      this.cache.set(digest, r);
+      if (this.generation === startedAt) this.cache.set(digest, r);
     }
     if (r.orgId === null || (r.expiresAt !== null && r.expiresAt <= now)) return null;
     this.touch(r.keyId, now);

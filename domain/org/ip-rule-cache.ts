@@ -9,29 +9,37 @@ type OrgRules = { allow: Cidr[]; block: Cidr[] };
 export class IpRuleCache {
   private readonly byOrg = new Map<string, OrgRules>();
   private readonly em: () => EntityManager;
+  // Bumped on every invalidation: a read that started before a change must not be cached after it.
+  private generation = 0;
 
   constructor(em: () => EntityManager, bus: InvalidationBus) {
     this.em = em;
-    bus.onMessage((m) => { if (m.kind === 'ip_rules_changed') this.byOrg.delete(m.orgId); });
-    bus.onReconnect(async () => this.byOrg.clear());
+    bus.onMessage((m) => { if (m.kind === 'ip_rules_changed') this.forget(m.orgId); });
+    bus.onReconnect(async () => { this.generation++; this.byOrg.clear(); });
+  }
+
+  private forget(orgId: string): void {
+    this.generation++;
+    this.byOrg.delete(orgId);
   }
 
   async rulesFor(orgId: string): Promise<OrgRules> {
     const hit = this.byOrg.get(orgId);
     if (hit) return hit;
+    const startedAt = this.generation;
     const rows = await this.em().execute<{ cidr: string; rule_type: 'allow' | 'block' }[]>('SELECT cidr, rule_type FROM ip_rules WHERE org_id = ?', [orgId]);
     const rules: OrgRules = { allow: [], block: [] };
     for (const r of rows) {
       const c = parseCidr(r.cidr);
       if (c) rules[r.rule_type].push(c);
     }
-    this.byOrg.set(orgId, rules);
+    if (this.generation === startedAt) this.byOrg.set(orgId, rules);
     return rules;
   }
 
   async announceChange(em: EntityManager, orgId: string): Promise<void> {
     await em.execute(notifySql, [JSON.stringify({ kind: 'ip_rules_changed', orgId })]);
-    this.byOrg.delete(orgId);
+    this.forget(orgId);
   }
 }
 

@@ -8,5 +8,5 @@ export default async function globalTeardown(): Promise<void> {
   await stopGroup(g.__stack.child);
   await g.__stack.smtp.close();
   const dir = process.env.TEST_DATA_DIR;
-  if (dir && process.env.KEEP_TEST_DATA !== '1') fs.rmSync(dir, { recursive: true, force: true });
+  if (dir && process.env.KEEP_TEST_DATA !== '1') fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 }

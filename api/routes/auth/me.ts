@@ -53,8 +53,7 @@ export const meRoutes = [
           throw new Problem(401, 'Confirm with your password (field `password` or header X-Auth-Confirm)');
         }
       }
-      await beginAccountDeletion(s, user);
-      await auditAction(ctx, s, 'user.delete', { resourceType: 'user', resourceId: user.id });
+      await beginAccountDeletion(s, user, () => auditAction(ctx, s, 'user.delete', { resourceType: 'user', resourceId: user.id }));
       json(ctx, 202, { message: 'Account deletion started', status: 'deleting' });
     },
   }),
