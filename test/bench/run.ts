@@ -1,0 +1,186 @@
+// HTTP benchmark: `npm run bench`. Measures a few request kinds at several connection counts
+// and prints a markdown table to stdout (server logs and progress go to stderr).
+//   BENCH_URL=http://host:port  benchmark a running server instead of starting one
+//   BENCH_SECONDS=5             measured seconds per run (after a 1 s warm-up)
+//   BENCH_CONNECTIONS=1,16,64   connection counts
+// Exits 1 when a run has more than 1% failed requests (non-2xx or connection errors).
+import autocannon from 'autocannon';
+import type { Result } from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../db/free-port.ts';
+
+/** One kind of request to measure; add entries to `scenarios()` below. */
+type Scenario = {
+  name: string;
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+};
+
+type Credentials = { email: string; password: string; jwt: string; apiKey: string };
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,16,64').split(',').map(Number);
+const MAX_FAILURE_RATE = 0.01;
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+function scenarios(c: Credentials): Scenario[] {
+  // The first one is the baseline the others are compared with.
+  return [
+    { name: 'GET /v1/health', method: 'GET', path: '/v1/health' },
+    {
+      name: 'POST /v1/auth/token (password)', method: 'POST', path: '/v1/auth/token',
+      headers: JSON_HEADERS, body: JSON.stringify({ email: c.email, password: c.password }),
+    },
+    { name: 'GET /v1/auth/me (JWT)', method: 'GET', path: '/v1/auth/me', headers: { authorization: `Bearer ${c.jwt}` } },
+    { name: 'GET /v1/auth/me (API key)', method: 'GET', path: '/v1/auth/me', headers: { authorization: `Bearer ${c.apiKey}` } },
+  ];
+}
+
+const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts `workers/dev.ts` on a free port with a throw-away DATA_DIR. */
+async function startServer(): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-bench-'));
+  fs.chmodSync(dataDir, 0o755); // embedded Postgres runs as a `postgres` user when we are root
+  const port = await freePort();
+  const child = spawn('sh', ['bin/node24', 'workers/dev.ts'], {
+    cwd: REPO_ROOT,
+    detached: true, // own process group, so Postgres and Temporal children are stopped with it
+    stdio: ['ignore', 2, 2], // server output to our stderr, keeping stdout for the report
+    env: {
+      ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1',
+      RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', LOG_LEVEL: 'warn',
+    },
+  });
+  let exited = false;
+  let stopping: Promise<void> | undefined;
+  child.once('exit', (code, signal) => {
+    exited = true;
+    if (!stopping) log(`workers/dev.ts exited unexpectedly (code ${code}, signal ${signal})`);
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const stop = () => (stopping ??= stopGroup(child, () => exited).then(() => {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }));
+  log(`starting workers/dev.ts on ${baseUrl} (DATA_DIR ${dataDir})`);
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (exited) break;
+    const res = await fetch(`${baseUrl}/v1/health`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
+    if (res?.status === 200) return { baseUrl, stop };
+    await sleep(500);
+  }
+  await stop();
+  throw new Error(exited ? 'workers/dev.ts exited before it was healthy' : 'no healthy /v1/health within 120 s');
+}
+
+/** SIGINT to the process group, SIGKILL to whatever is left after 15 s. */
+async function stopGroup(child: ChildProcess, exited: () => boolean): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined) return;
+  const signalGroup = (sig: NodeJS.Signals | 0) => { try { process.kill(-pid, sig); return true; } catch { return false; } };
+  if (!signalGroup('SIGINT')) return; // group already gone
+  const deadline = Date.now() + 15_000;
+  while (!exited() && Date.now() < deadline) await sleep(100);
+  if (signalGroup(0)) signalGroup('SIGKILL'); // 0 only asks whether the group still exists
+}
+
+async function postJson(url: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${text}`);
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+/** Signs up a fresh user and gives it a personal API key. */
+async function createCredentials(baseUrl: string): Promise<Credentials> {
+  const email = `bench-${Date.now()}-${randomBytes(3).toString('hex')}@example.com`;
+  const password = `Bench-${randomBytes(12).toString('base64url')}-1a`;
+  const signup = await postJson(`${baseUrl}/v1/auth/signup`, { email, password });
+  const jwt = signup.access_token;
+  if (typeof jwt !== 'string') throw new Error('signup answered without access_token');
+  const created = await postJson(`${baseUrl}/v1/auth/api-keys`, { name: 'bench' }, jwt);
+  const apiKey = created.api_key;
+  if (typeof apiKey !== 'string') throw new Error('api-keys answered without api_key');
+  return { email, password, jwt, apiKey };
+}
+
+function runScenario(baseUrl: string, s: Scenario, connections: number): Promise<Result> {
+  return autocannon({
+    url: new URL(s.path, baseUrl).href,
+    method: s.method,
+    headers: s.headers,
+    body: s.body,
+    connections,
+    duration: SECONDS,
+    warmup: { connections, duration: 1 },
+  });
+}
+
+type Row = { scenario: Scenario; connections: number; result: Result; failureRate: number };
+
+function failureRate(r: Result): number {
+  const attempts = r.requests.total + r.errors;
+  return attempts === 0 ? 1 : (r.non2xx + r.errors) / attempts;
+}
+
+function markdownTable(rows: Row[]): string {
+  const baseline = new Map<number, number>();
+  for (const row of rows) if (row.scenario === rows[0]?.scenario) baseline.set(row.connections, row.result.requests.average);
+  const lines = [
+    '| scenario | connections | req/s | p50 ms | p99 ms | non-2xx | errors | vs health |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  for (const { scenario, connections, result: r } of rows) {
+    const base = baseline.get(connections);
+    const ratio = base ? (r.requests.average / base).toFixed(3) : 'n/a';
+    lines.push(`| ${scenario.name} | ${connections} | ${r.requests.average.toFixed(1)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} | ${ratio} |`);
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<number> {
+  const server = process.env.BENCH_URL
+    ? { baseUrl: process.env.BENCH_URL.replace(/\/+$/, ''), stop: async () => {} }
+    : await startServer();
+  const onSignal = () => { void server.stop().finally(() => process.exit(130)); };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const rows: Row[] = [];
+    for (const scenario of scenarios(await createCredentials(server.baseUrl))) {
+      for (const connections of CONNECTIONS) {
+        log(`${scenario.name} with ${connections} connection(s) for ${SECONDS} s`);
+        const result = await runScenario(server.baseUrl, scenario, connections);
+        rows.push({ scenario, connections, result, failureRate: failureRate(result) });
+      }
+    }
+    console.log(`\nBenchmark against ${server.baseUrl}, ${SECONDS} s per run (${new Date().toISOString()})\n`);
+    console.log(markdownTable(rows));
+    const failed = rows.filter((r) => r.failureRate > MAX_FAILURE_RATE);
+    for (const { scenario, connections, result: r, failureRate: rate } of failed) {
+      const codes = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(', ');
+      console.error(`FAIL ${scenario.name} @ ${connections} connections: ${(rate * 100).toFixed(2)}% failed ` +
+        `(non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}; status codes ${codes || 'none'})`);
+    }
+    return failed.length > 0 ? 1 : 0;
+  } finally {
+    await server.stop();
+  }
+}
+
+main().then((code) => { process.exitCode = code; }, (err: unknown) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  process.exitCode = 1;
+});
