@@ -23,10 +23,17 @@ export type TokenClaims = {
 };
 
 type ActiveKey = { kid: string; privateKey: KeyObject; publicKey: KeyObject; jwk: JWK };
+type Verified = { principal: Readonly<Principal>; subject: string; jti: string; issuedAtMs: number; expiresAtMs: number };
+
+// Agents and scripts send the same token many times a minute: a token whose signature was already
+// verified is remembered (keyed by its exact text), so repeats skip the signature check. Expiry and
+// revocation are still checked on every request.
+const VERIFIED_CACHE_MAX = 20_000;
 
 export class JwtService {
   private active: ActiveKey | undefined;
   private readonly verifyKeys = new Map<string, KeyObject>();
+  private readonly verified = new Map<string, Verified>();
   private jwks: { keys: JWK[] } = { keys: [] };
   private readonly issuer: string;
   private readonly wrapKey: Buffer;
@@ -85,6 +92,17 @@ export class JwtService {
 
   /** The principal of a valid, unexpired, unrevoked token; null for anything else. */
   async verify(token: string): Promise<Principal | null> {
+    const v = this.verified.get(token) ?? (await this.verifySignature(token));
+    if (!v) return null;
+    if (v.expiresAtMs <= Date.now()) {
+      this.verified.delete(token);
+      return null;
+    }
+    if (this.revocations.isRevoked(v.jti, v.subject, v.issuedAtMs)) return null;
+    return v.principal;
+  }
+
+  private async verifySignature(token: string): Promise<Verified | null> {
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, (header) => {
@@ -98,17 +116,29 @@ export class JwtService {
     const sub = String(payload.sub);
     const m = /^(user|agent):([0-9a-f-]{36})$/.exec(sub);
     if (!m || typeof payload.org !== 'string' || typeof payload.jti !== 'string') return null;
-    const issuedAtMs = typeof payload.iat_ms === 'number' ? payload.iat_ms : (payload.iat as number) * 1000;
-    if (this.revocations.isRevoked(payload.jti, sub, issuedAtMs)) return null;
-    return {
+    const expiresAt = new Date((payload.exp as number) * 1000);
+    const principal: Principal = Object.freeze({
       type: m[1] as PrincipalType,
       id: m[2]!,
       orgId: payload.org,
-      via: 'jwt',
+      via: 'jwt' as const,
       jti: payload.jti,
-      expiresAt: new Date((payload.exp as number) * 1000),
-      scopes: Array.isArray(payload.scopes) ? (payload.scopes as string[]) : undefined,
+      expiresAt,
+      scopes: Array.isArray(payload.scopes) ? Object.freeze([...(payload.scopes as string[])]) as string[] : undefined,
       intentsApiEnabled: payload.intents_api_enabled === true,
+    });
+    const v: Verified = {
+      principal,
+      subject: sub,
+      jti: payload.jti,
+      issuedAtMs: typeof payload.iat_ms === 'number' ? payload.iat_ms : (payload.iat as number) * 1000,
+      expiresAtMs: expiresAt.getTime(),
     };
+    if (this.verified.size >= VERIFIED_CACHE_MAX) {
+      // Drop the oldest entry (Maps iterate in insertion order).
+      this.verified.delete(this.verified.keys().next().value!);
+    }
+    this.verified.set(token, v);
+    return v;
   }
 }

@@ -6,6 +6,7 @@ import { auditAction } from '../../audit-action.ts';
 import { displayNameField } from '../../../domain/accounts/schemas.ts';
 import { loadActiveUser } from '../../../domain/accounts/users.ts';
 import { presentMe } from '../../../domain/accounts/presenters.ts';
+import { loadProfile } from '../../../domain/accounts/profile.ts';
 import { exportAccountData } from '../../../domain/accounts/export.ts';
 import { beginAccountDeletion } from '../../../domain/accounts/begin-deletion.ts';
 import { verifyPassword } from '../../../domain/crypto/passwords.ts';
@@ -17,7 +18,7 @@ export const meRoutes = [
     summary: 'The current user profile',
     responses: { 200: 'Profile' },
     async handler({ ctx, principal, services: s }) {
-      json(ctx, 200, presentMe(await loadActiveUser(s.em(), principal.id)));
+      json(ctx, 200, await loadProfile(s.db.em, principal.id));
     },
   }),
   route({

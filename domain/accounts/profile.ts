@@ -1,0 +1,31 @@
+// The profile read behind GET /v1/auth/me, a hot path: one indexed query through the ORM's
+// connection, without entity hydration or an identity map.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { iso } from '../time.ts';
+import { unauthorized } from '../errors.ts';
+
+type ProfileRow = {
+  id: string; email: string; display_name: string | null; auth_method: string; role: string | null; org_id: string | null;
+  email_verified: boolean; marketing_emails: boolean; has_password: boolean; created_at: string | Date;
+};
+
+export async function loadProfile(em: EntityManager, userId: string) {
+  const row = await em.getConnection().execute<ProfileRow>(
+    `SELECT id, email, display_name, auth_method, role, org_id, email_verified, marketing_emails,
+            password_hash IS NOT NULL AS has_password, created_at
+       FROM users WHERE id = ? AND status = 'active'`, [userId], 'get');
+  if (!row) throw unauthorized('Account no longer exists');
+  return {
+    id: row.id,
+    email: row.email,
+    display_name: row.display_name,
+    auth_method: row.auth_method,
+    role: row.role,
+    org_id: row.org_id,
+    email_verified: row.email_verified,
+    marketing_emails: row.marketing_emails,
+    totp_enabled: false,
+    has_password: row.has_password,
+    created_at: iso(row.created_at),
+  };
+}
