@@ -1,6 +1,7 @@
 // Everything a request handler may use, built once per api process.
 import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../domain/config.ts';
+import type { HotReads } from '../db/hot-reads.ts';
 import type { Logger } from '../domain/log.ts';
 import type { JwtService } from '../domain/auth/jwt.ts';
 import type { RevocationList } from '../domain/auth/revocations.ts';
@@ -13,6 +14,8 @@ import type { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
 export type ApiServices = {
   config: Config;
   db: MikroORM;
+  /** Prepared single-row reads for hot paths, on MikroORM's own pool. */
+  hot: HotReads;
   /** A fresh EntityManager fork: use one per request or unit of work. */
   em: () => EntityManager;
   log: Logger;

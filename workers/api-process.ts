@@ -4,6 +4,7 @@ import type { Config } from '../domain/config.ts';
 import { createLogger } from '../domain/log.ts';
 import { openCore } from './core.ts';
 import { migrate } from '../db/migrate.ts';
+import { hotReads } from '../db/hot-reads.ts';
 import { InvalidationBus } from '../domain/cache/invalidation-bus.ts';
 import { RevocationList } from '../domain/auth/revocations.ts';
 import { JwtService } from '../domain/auth/jwt.ts';
@@ -24,7 +25,8 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   await migrate(em(), (m) => log.info(m));
   const bus = new InvalidationBus(databaseUrl, (m) => log.warn(m));
   const revocations = new RevocationList(em, bus);
-  const apiKeys = new ApiKeyService(core.pepper, em, bus);
+  const hot = await hotReads(core.db);
+  const apiKeys = new ApiKeyService(core.pepper, hot, bus);
   const ipRules = new IpRuleCache(em, bus);
   await bus.start();
   const jwt = new JwtService(config.publicUrl, core.jwtWrapKey, revocations);
@@ -32,7 +34,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   const temporal = await connectTemporal(temporalAddress, config.temporalNamespace);
   const audit = new AuditWriter(em, core.auditKey, log);
   const services: ApiServices = {
-    config, db: core.db, em, log, jwt, revocations, apiKeys, ipRules, audit,
+    config, db: core.db, hot, em, log, jwt, revocations, apiKeys, ipRules, audit,
     workflows: new WorkflowStarter(temporal, log),
     rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst),
     pepper: core.pepper, auditKey: core.auditKey, kmsHealthy: core.kmsHealthy,

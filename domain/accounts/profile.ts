@@ -1,6 +1,5 @@
-// The profile read behind GET /v1/auth/me, a hot path: one indexed query through the ORM's
-// connection, without entity hydration or an identity map.
-import type { EntityManager } from '@mikro-orm/postgresql';
+// The profile read behind GET /v1/auth/me, a hot path: one prepared, indexed query.
+import type { HotReads } from '../../db/hot-reads.ts';
 import { iso } from '../time.ts';
 import { unauthorized } from '../errors.ts';
 
@@ -9,11 +8,11 @@ type ProfileRow = {
   email_verified: boolean; marketing_emails: boolean; has_password: boolean; created_at: string | Date;
 };
 
-export async function loadProfile(em: EntityManager, userId: string) {
-  const row = await em.getConnection().execute<ProfileRow>(
+export async function loadProfile(db: HotReads, userId: string) {
+  const row = await db.one<ProfileRow>('profile',
     `SELECT id, email, display_name, auth_method, role, org_id, email_verified, marketing_emails,
             password_hash IS NOT NULL AS has_password, created_at
-       FROM users WHERE id = ? AND status = 'active'`, [userId], 'get');
+       FROM users WHERE id = $1 AND status = 'active'`, [userId]);
   if (!row) throw unauthorized('Account no longer exists');
   return {
     id: row.id,

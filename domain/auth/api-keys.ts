@@ -5,6 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
 import { notifySql, type InvalidationBus } from '../cache/invalidation-bus.ts';
 import { ApiKey } from '../../db/entities/index.ts';
+import type { HotReads } from '../../db/hot-reads.ts';
 import type { Principal } from './principal.ts';
 
 export const USER_KEY_PREFIX = 'xck_';
@@ -17,13 +18,13 @@ export class ApiKeyService {
   private readonly cache = new Map<string, Resolved>();
   private readonly lastUsedWrite = new Map<string, number>();
   private readonly pepper: Buffer;
-  private readonly em: () => EntityManager;
+  private readonly db: HotReads;
   // Bumped on every invalidation: a lookup that started before a revocation is not cached after it.
   private generation = 0;
 
-  constructor(pepper: Buffer, em: () => EntityManager, bus: InvalidationBus) {
+  constructor(pepper: Buffer, db: HotReads, bus: InvalidationBus) {
     this.pepper = pepper;
-    this.em = em;
+    this.db = db;
     bus.onMessage((m) => { if (m.kind === 'api_keys_changed') this.forgetUser(m.userId); });
     bus.onReconnect(async () => { this.generation++; this.cache.clear(); });
   }
@@ -65,10 +66,9 @@ export class ApiKeyService {
     let r = this.cache.get(digest);
     if (!r || now - r.loadedAt > CACHE_TTL_MS) {
       const startedAt = this.generation;
-      const rows = await this.em().execute<{ id: string; user_id: string; org_id: string | null; expires_at: string | null }[]>(
+      const row = await this.db.one<{ id: string; user_id: string; org_id: string | null; expires_at: string | Date | null }>('api-key-by-digest',
         `SELECT k.id, k.user_id, u.org_id, k.expires_at FROM api_keys k JOIN users u ON u.id = k.user_id
-         WHERE k.key_digest = ? AND k.is_active AND u.status = 'active'`, [digest]);
-      const row = rows[0];
+         WHERE k.key_digest = $1 AND k.is_active AND u.status = 'active'`, [digest]);
       if (!row) { this.cache.delete(digest); return null; }
       r = { keyId: row.id, userId: row.user_id, orgId: row.org_id, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null, loadedAt: now };
       if (this.generation === startedAt) this.cache.set(digest, r);
@@ -82,6 +82,6 @@ export class ApiKeyService {
   private touch(keyId: string, now: number): void {
     if (now - (this.lastUsedWrite.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
     this.lastUsedWrite.set(keyId, now);
-    this.em().execute('UPDATE api_keys SET last_used_at = now() WHERE id = ?', [keyId]).catch(() => {});
+    this.db.one('api-key-touch', 'UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]).catch(() => {});
   }
 }

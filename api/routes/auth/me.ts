@@ -18,7 +18,7 @@ export const meRoutes = [
     summary: 'The current user profile',
     responses: { 200: 'Profile' },
     async handler({ ctx, principal, services: s }) {
-      json(ctx, 200, await loadProfile(s.db.em, principal.id));
+      json(ctx, 200, await loadProfile(s.hot, principal.id));
     },
   }),
   route({
