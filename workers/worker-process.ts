@@ -17,11 +17,15 @@ import { workflowCodeOptions } from './worker-options.ts';
 const SWEEP_EVERY_MS = 15_000;
 
 let runtimeInstalled = false;
-/** The SDK logs every worker state change at INFO; keep our log readable unless debugging. */
+/**
+ * The SDK logs every worker state change at INFO: keep our log readable unless debugging. It
+ * would also take over SIGINT/SIGTERM and re-raise them; our entry points own signals instead
+ * (workers/main-guard.ts), so every child process is stopped in order.
+ */
 function installQuietRuntime(level: Config['logLevel']): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger(level === 'debug' ? 'INFO' : 'WARN') });
+  Runtime.install({ logger: new DefaultLogger(level === 'debug' ? 'INFO' : 'WARN'), shutdownSignals: [] });
 }
 
 export type RunningWorker = { stop: () => Promise<void> };
