@@ -1,12 +1,14 @@
 // The user's own records as a JSON archive. Never password hashes, key digests or secret values.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, Organization, User } from '../../db/entities/index.ts';
-import { presentApiKey, presentMe } from './presenters.ts';
+import { presentApiKey } from './presenters.ts';
+import { loadProfile } from './profile.ts';
+import type { HotReads } from '../../db/hot-reads.ts';
 import { presentAuditEvent } from '../audit/audit-query.ts';
 import { iso } from '../time.ts';
 import { notFound } from '../errors.ts';
 
-export async function exportAccountData(em: EntityManager, userId: string) {
+export async function exportAccountData(em: EntityManager, hot: HotReads, userId: string) {
   const user = await em.findOne(User, { id: userId });
   if (!user) throw notFound('Account');
   const org = user.orgId ? await em.findOne(Organization, { id: user.orgId }) : null;
@@ -18,7 +20,7 @@ export async function exportAccountData(em: EntityManager, userId: string) {
   return {
     format: 'vault-account-export/1',
     exported_at: new Date().toISOString(),
-    user: presentMe(user),
+    user: await loadProfile(hot, userId),
     organization: org ? { id: org.id, name: org.name, billing_tier: org.billingTier, role: user.role, created_at: iso(org.createdAt) } : null,
     settings: { require_passkey_for_vaults: user.requirePasskeyForVaults, marketing_emails: user.marketingEmails },
     api_keys: keys.map(presentApiKey),

@@ -1,23 +1,6 @@
 // Response shapes of account records. Never a password hash or a key digest.
-import type { User } from '../../db/entities/index.ts';
 import type { ApiKey } from '../../db/entities/index.ts';
 import { iso } from '../time.ts';
-
-export function presentMe(u: User) {
-  return {
-    id: u.id,
-    email: u.email,
-    display_name: u.displayName,
-    auth_method: u.authMethod,
-    role: u.role,
-    org_id: u.orgId,
-    email_verified: u.emailVerified,
-    marketing_emails: u.marketingEmails,
-    totp_enabled: false,
-    has_password: u.passwordHash !== null,
-    created_at: iso(u.createdAt),
-  };
-}
 
 export function presentApiKey(k: ApiKey) {
   return {

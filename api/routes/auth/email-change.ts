@@ -8,7 +8,7 @@ import { loadActiveUser, findUserByEmail } from '../../../domain/accounts/users.
 import { digestToken, digestsEqual, newNumericCode } from '../../../domain/crypto/opaque-tokens.ts';
 import { enqueueMail } from '../../../domain/mail/outbox.ts';
 import { badRequest, conflict } from '../../../domain/errors.ts';
-import { presentMe } from '../../../domain/accounts/presenters.ts';
+import { loadProfile } from '../../../domain/accounts/profile.ts';
 
 const CODE_TTL_MINUTES = 15;
 const MAX_ATTEMPTS = 5;
@@ -71,7 +71,7 @@ export const emailChangeRoutes = [
       if (outcome === 'wrong') throw badRequest('The code is incorrect');
       if (outcome === 'taken') throw conflict('Another account already uses this e-mail address');
       await auditAction(ctx, s, 'email.change', { resourceType: 'user', resourceId: principal.id });
-      json(ctx, 200, { message: 'E-mail address changed', user: presentMe(await loadActiveUser(s.em(), principal.id)) });
+      json(ctx, 200, { message: 'E-mail address changed', user: await loadProfile(s.hot, principal.id) });
     },
   }),
 ];

@@ -5,7 +5,6 @@ import { route, json } from '../../route.ts';
 import { auditAction } from '../../audit-action.ts';
 import { displayNameField } from '../../../domain/accounts/schemas.ts';
 import { loadActiveUser } from '../../../domain/accounts/users.ts';
-import { presentMe } from '../../../domain/accounts/presenters.ts';
 import { loadProfile } from '../../../domain/accounts/profile.ts';
 import { exportAccountData } from '../../../domain/accounts/export.ts';
 import { beginAccountDeletion } from '../../../domain/accounts/begin-deletion.ts';
@@ -34,7 +33,7 @@ export const meRoutes = [
       if (body.marketing_emails !== undefined) user.marketingEmails = body.marketing_emails;
       user.updatedAt = new Date();
       await em.flush();
-      json(ctx, 200, presentMe(user));
+      json(ctx, 200, await loadProfile(s.hot, principal.id));
     },
   }),
   route({
@@ -92,7 +91,7 @@ export const meRoutes = [
     summary: "A JSON archive of the user's own records (never secret values)",
     responses: { 200: 'Archive' },
     async handler({ ctx, principal, services: s }) {
-      const archive = await exportAccountData(s.em(), principal.id);
+      const archive = await exportAccountData(s.em(), s.hot, principal.id);
       await auditAction(ctx, s, 'user.export_data', { resourceType: 'user', resourceId: principal.id });
       ctx.set('Content-Disposition', `attachment; filename="account-export-${principal.id}.json"`);
       json(ctx, 200, archive);
