@@ -9,7 +9,7 @@ const problemSchema = {
   properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' } },
 };
 
-export const toOpenApiPath = (koaPath: string) => koaPath.replace(/:([A-Za-z_]+)/g, '{$1}');
+export const toOpenApiPath = (koaPath: string) => koaPath.replace(/[:*]([A-Za-z_]+)/g, '{$1}');
 
 function jsonSchema(s: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -18,7 +18,7 @@ function jsonSchema(s: z.ZodType, io: 'input' | 'output' = 'input'): Record<stri
 
 function parametersOf(def: RouteDef): unknown[] {
   const out: unknown[] = [];
-  for (const [, name] of def.path.matchAll(/:([A-Za-z_]+)/g)) {
+  for (const [, name] of def.path.matchAll(/[:*]([A-Za-z_]+)/g)) {
     out.push({ name, in: 'path', required: true, schema: { type: 'string' } });
   }
   if (def.query) {

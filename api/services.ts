@@ -2,6 +2,7 @@
 import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../domain/config.ts';
 import type { HotReads } from '../db/hot-reads.ts';
+import type { Kms } from '../domain/crypto/kms/kms.ts';
 import type { Logger } from '../domain/log.ts';
 import type { JwtService } from '../domain/auth/jwt.ts';
 import type { RevocationList } from '../domain/auth/revocations.ts';
@@ -30,6 +31,6 @@ export type ApiServices = {
   pepper: Buffer;
   /** Key of the audit hash chain. */
   auditKey: Buffer;
-  /** Checks that the key backend answers; used by /v1/health/hsm. */
-  kmsHealthy: () => Promise<boolean>;
+  /** The key backend (local or PKCS#11) that holds every vault key. */
+  kms: Kms;
 };

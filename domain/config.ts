@@ -24,6 +24,10 @@ const EnvSchema = z.object({
     (v) => v === undefined || v === '' || Buffer.from(v, 'base64').length === 32,
     { message: 'must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)' },
   ),
+  KMS_BACKEND: z.enum(['local', 'pkcs11']).default('local'),
+  PKCS11_MODULE: z.string().optional(),
+  PKCS11_TOKEN_LABEL: z.string().optional(),
+  PKCS11_PIN: z.string().optional(),
   SMTP_URL: optionalUrl(['smtp://', 'smtps://']),
   MAIL_FROM: z.string().min(3).default('Vault <no-reply@localhost>'),
   RATE_LIMIT_RPS: positiveInt.default(100),
@@ -45,6 +49,7 @@ export type Config = {
   temporalNamespace: string;
   temporalCliPath: string | undefined;
   rootKey: Buffer | undefined;
+  kms: { backend: 'local' } | { backend: 'pkcs11'; modulePath: string; tokenLabel: string; pin: string };
   smtpUrl: string | undefined;
   mailFrom: string;
   rateLimit: { ratePerSecond: number; burst: number };
@@ -68,6 +73,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
   if (missing.length > 0) {
     throw new ConfigError(`Missing required environment variable(s): ${missing.join(', ')}`);
   }
+  if (e.KMS_BACKEND === 'pkcs11') {
+    const absent = (['PKCS11_MODULE', 'PKCS11_TOKEN_LABEL', 'PKCS11_PIN'] as const).filter((k) => !e[k]);
+    if (absent.length > 0) throw new ConfigError(`KMS_BACKEND=pkcs11 needs: ${absent.join(', ')}`);
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   return {
     port: e.PORT,
@@ -80,6 +89,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     temporalNamespace: e.TEMPORAL_NAMESPACE,
     temporalCliPath: e.TEMPORAL_CLI_PATH,
     rootKey: e.ROOT_KEY ? Buffer.from(e.ROOT_KEY, 'base64') : undefined,
+    kms: e.KMS_BACKEND === 'pkcs11'
+      ? { backend: 'pkcs11', modulePath: e.PKCS11_MODULE!, tokenLabel: e.PKCS11_TOKEN_LABEL!, pin: e.PKCS11_PIN! }
+      : { backend: 'local' },
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     rateLimit: { ratePerSecond: e.RATE_LIMIT_RPS, burst: e.RATE_LIMIT_BURST },

@@ -37,7 +37,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
     config, db: core.db, hot, em, log, jwt, revocations, apiKeys, ipRules, audit,
     workflows: new WorkflowStarter(temporal, log),
     rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst),
-    pepper: core.pepper, auditKey: core.auditKey, kmsHealthy: core.kmsHealthy,
+    pepper: core.pepper, auditKey: core.auditKey, kms: core.kms,
   };
   const { app } = createApp(services);
   const server = http.createServer(app.callback());
@@ -57,6 +57,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
       await audit.drain().catch(() => {});
       await bus.close();
       await temporal.connection.close();
+      await core.kms.close();
       await core.db.close();
     },
   };

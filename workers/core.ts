@@ -2,20 +2,21 @@
 import type { Config } from '../domain/config.ts';
 import { openDb, type Db } from '../db/orm.ts';
 import { loadOrCreateRootKey, deriveKey } from '../domain/crypto/root-key.ts';
-import { open, seal } from '../domain/crypto/aead.ts';
+import { openKms } from '../domain/crypto/kms/open-kms.ts';
+import type { Kms } from '../domain/crypto/kms/kms.ts';
 
-export type Core = { db: Db; rootKey: Buffer; pepper: Buffer; auditKey: Buffer; jwtWrapKey: Buffer; kmsHealthy: () => Promise<boolean> };
+export type Core = { db: Db; kms: Kms; rootKey: Buffer; pepper: Buffer; auditKey: Buffer; jwtWrapKey: Buffer };
 
 export async function openCore(config: Config, databaseUrl: string, poolMax?: number): Promise<Core> {
   const rootKey = loadOrCreateRootKey(config.dataDir, config.rootKey);
   const db = await openDb(databaseUrl, poolMax);
+  const kms = await openKms(config, rootKey);
   return {
     db,
+    kms,
     rootKey,
     pepper: deriveKey(rootKey, 'token-pepper'),
     auditKey: deriveKey(rootKey, 'audit-chain'),
     jwtWrapKey: deriveKey(rootKey, 'jwt-signing-key-wrap'),
-    // The local key backend answers when a seal/open round trip under the root key works.
-    kmsHealthy: async () => open(rootKey, seal(rootKey, Buffer.from('health'))).toString() === 'health',
   };
 }

@@ -61,6 +61,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
       await Promise.allSettled(runs);
       await client.connection.close();
       await connection.close();
+      await core.kms.close();
       await core.db.close();
     },
   };

@@ -8,6 +8,7 @@ import type { AuditWriter } from '../../domain/audit/audit-writer.ts';
 const SECRET_SEGMENTS: RegExp[] = [
   /(\/webhook\/)[^/]+/g,            // automation webhook tokens
   /(\/v1\/platform\/claim\/)[^/]+/g, // platform claim tokens
+  /(\/v1\/agents\/enroll\/)[^/]+/g,   // agent enrollment approval tokens
 ];
 
 export function redactPath(path: string): string {

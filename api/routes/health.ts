@@ -17,8 +17,8 @@ export function healthRoutes(all: () => RouteDef[]): RouteDef[] {
       method: 'GET', path: '/v1/health/hsm', tag: 'Health', auth: 'public',
       summary: 'The key backend answers', responses: { 200: '{status: ok}', 503: 'Key backend unavailable' },
       async handler({ ctx, services: s }) {
-        if (!(await s.kmsHealthy().catch(() => false))) throw new Problem(503, 'The key backend is not answering');
-        json(ctx, 200, { status: 'ok' });
+        if (!(await s.kms.health().catch(() => false))) throw new Problem(503, `The key backend (${s.kms.backend}) is not answering`);
+        json(ctx, 200, { status: 'ok', backend: s.kms.backend });
       },
     }),
     route({

@@ -10,11 +10,18 @@ import { memberRoutes } from './org/members.ts';
 import { invitationRoutes } from './org/invitations.ts';
 import { ipRuleRoutes } from './security/ip-rules.ts';
 import { auditRoutes } from './audit.ts';
+import { vaultRoutes } from './vaults/vaults.ts';
+import { secretRoutes } from './vaults/secrets.ts';
+import { policyRoutes } from './vaults/policies.ts';
+import { agentRoutes } from './agents/agents.ts';
+import { agentTokenRoutes } from './agents/agent-token.ts';
+import { enrollRoutes } from './agents/enroll.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
+    ...vaultRoutes, ...secretRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes,
   ];
   const everything: RouteDef[] = [...healthRoutes(() => everything), ...routes];
   return everything;

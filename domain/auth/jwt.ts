@@ -18,6 +18,8 @@ export type TokenClaims = {
   iat: number;
   exp: number;
   scopes?: string[];
+  /** explicit: set on the agent and enforced; policies/default: derived, informational only. */
+  scopes_source?: 'explicit' | 'policies' | 'default';
   vault_ids?: string[];
   intents_api_enabled?: boolean;
 };
@@ -124,7 +126,8 @@ export class JwtService {
       via: 'jwt' as const,
       jti: payload.jti,
       expiresAt,
-      scopes: Array.isArray(payload.scopes) ? Object.freeze([...(payload.scopes as string[])]) as string[] : undefined,
+      // Derived scopes add nothing to the live policy check but staleness: only explicit ones bind.
+      scopes: payload.scopes_source === 'explicit' && Array.isArray(payload.scopes) ? Object.freeze([...(payload.scopes as string[])]) as string[] : undefined,
       intentsApiEnabled: payload.intents_api_enabled === true,
     });
     const v: Verified = {

@@ -1,0 +1,67 @@
+// Who may do what to a secret path. Organization owners and admins manage everything in their
+// organization, and a vault's creator manages that vault. Everyone else (members, agents) needs
+// an unexpired policy on the vault whose pattern matches the path, whose permissions include the
+// one asked for and whose conditions hold; agents are also bounded by the scopes in their token.
+// A deny policy that matches wins over any allow.
+import type { Principal } from '../auth/principal.ts';
+import type { Role } from '../org/roles.ts';
+import { compileGlob, globMatches } from '../paths/glob.ts';
+import { conditionsHold } from './conditions.ts';
+
+export type Permission = 'read' | 'write' | 'delete' | 'rotate';
+
+export type PolicyRow = {
+  id: string;
+  secret_path_pattern: string;
+  permissions: string[];
+  conditions: unknown;
+  expires_at: string | Date | null;
+  effect: 'allow' | 'deny';
+};
+
+export type Caller = { principal: Principal; role: Role | null; clientIp: string };
+export type VaultOwnership = { created_by: string; created_by_type: string };
+
+export const isManager = (c: Caller) => c.principal.type === 'user' && (c.role === 'owner' || c.role === 'admin');
+export const isVaultCreator = (c: Caller, v: VaultOwnership) => v.created_by === c.principal.id && v.created_by_type === c.principal.type;
+
+/** `write` implies `delete` (the reference's PUT-and-DELETE reading of write) and `rotate`. */
+function grants(perms: string[], wanted: Permission): boolean {
+  return perms.includes(wanted) || ((wanted === 'delete' || wanted === 'rotate') && perms.includes('write'));
+}
+
+function matches(pattern: string, path: string): boolean {
+  try {
+    return globMatches(compileGlob(pattern), path);
+  } catch {
+    return false; // a stored pattern that no longer compiles grants nothing
+  }
+}
+
+function live(p: PolicyRow, now: Date): boolean {
+  return p.expires_at === null || new Date(p.expires_at).getTime() > now.getTime();
+}
+
+/** Token scopes of an agent: `*` alone means everything; otherwise each scope is a path glob. */
+export function scopesAllow(scopes: string[] | undefined, path: string): boolean {
+  if (scopes === undefined) return true;
+  return scopes.some((s) => s === '*' || s === '**' || matches(s, path));
+}
+
+export type Decision = { allowed: true } | { allowed: false; detail: string };
+
+export function decide(c: Caller, vault: VaultOwnership, policies: PolicyRow[], path: string, wanted: Permission, now = new Date()): Decision {
+  const denied: Decision = { allowed: false, detail: `Permission '${wanted}' is required on this path and none of your grants provides it` };
+  if (c.principal.type === 'agent' && !scopesAllow(c.principal.scopes, path)) {
+    return { allowed: false, detail: `Your token's scopes do not cover this path for '${wanted}'` };
+  }
+  const applicable = policies.filter((p) => live(p, now) && matches(p.secret_path_pattern, path) && grants(p.permissions, wanted) && conditionsHold(p.conditions, c.clientIp, now));
+  if (applicable.some((p) => p.effect === 'deny')) return denied;
+  if (isManager(c) || isVaultCreator(c, vault)) return { allowed: true };
+  return applicable.some((p) => p.effect === 'allow') ? { allowed: true } : denied;
+}
+
+/** Whether the caller may see the vault at all (list, get): managers, its creator, or any grant on it. */
+export function canSeeVault(c: Caller, vault: VaultOwnership, policies: PolicyRow[], now = new Date()): boolean {
+  return isManager(c) || isVaultCreator(c, vault) || policies.some((p) => p.effect === 'allow' && live(p, now));
+}
