@@ -3,6 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startFakeSmtp } from './fake-smtp.ts';
 import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor, type StackInfo } from './stack.ts';
+import { createSoftHsmToken } from './softhsm.ts';
+
+/** TEST_KMS_BACKEND=pkcs11 runs the stack with a fresh SoftHSM2 token instead of the local key backend. */
+function kmsEnv(dataDir: string): Record<string, string> {
+  if (process.env.TEST_KMS_BACKEND !== 'pkcs11') return { KMS_BACKEND: 'local' };
+  const token = createSoftHsmToken(path.join(dataDir, 'softhsm'));
+  return { ...token.env, KMS_BACKEND: 'pkcs11', PKCS11_MODULE: token.modulePath, PKCS11_TOKEN_LABEL: token.tokenLabel, PKCS11_PIN: token.pin };
+}
 
 export default async function globalSetup(): Promise<void> {
   const dataDir = makeDataDir('vault-test-');
@@ -19,6 +27,7 @@ export default async function globalSetup(): Promise<void> {
     RATE_LIMIT_RPS: '100000',
     RATE_LIMIT_BURST: '100000',
     LOG_LEVEL: 'warn',
+    ...kmsEnv(dataDir),
   }, logFile);
   const g = globalThis as { __stack?: unknown };
   g.__stack = { child, smtp };
