@@ -32,7 +32,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   const jwt = new JwtService(config.jwtIssuer, core.jwtWrapKey, revocations);
   await jwt.init(em());
   const temporal = await connectTemporal(temporalAddress, config.temporalNamespace);
-  const audit = new AuditWriter(em, core.auditKey, log);
+  const audit = new AuditWriter(hot, core.auditKey, log);
   const services: ApiServices = {
     config, db: core.db, hot, em, log, jwt, revocations, apiKeys, ipRules, audit,
     workflows: new WorkflowStarter(temporal, log),

@@ -5,7 +5,7 @@
 // A deny policy that matches wins over any allow.
 import type { Principal } from '../auth/principal.ts';
 import type { Role } from '../org/roles.ts';
-import { compileGlob, globMatches } from '../paths/glob.ts';
+import { compileGlob, globMatches, type CompiledGlob } from '../paths/glob.ts';
 import { conditionsHold } from './conditions.ts';
 
 export type Permission = 'read' | 'write' | 'delete' | 'rotate';
@@ -30,12 +30,21 @@ function grants(perms: string[], wanted: Permission): boolean {
   return perms.includes(wanted) || ((wanted === 'delete' || wanted === 'rotate') && perms.includes('write'));
 }
 
-function matches(pattern: string, path: string): boolean {
-  try {
-    return globMatches(compileGlob(pattern), path);
-  } catch {
-    return false; // a stored pattern that no longer compiles grants nothing
+// Policies are few and read often: keep their compiled patterns (bounded, oldest out first).
+const compiled = new Map<string, CompiledGlob | null>();
+function compiledGlob(pattern: string): CompiledGlob | null {
+  let g = compiled.get(pattern);
+  if (g === undefined) {
+    try { g = compileGlob(pattern); } catch { g = null; } // a pattern that does not compile grants nothing
+    if (compiled.size >= 10_000) compiled.delete(compiled.keys().next().value!);
+    compiled.set(pattern, g);
   }
+  return g;
+}
+
+function matches(pattern: string, path: string): boolean {
+  const g = compiledGlob(pattern);
+  return g !== null && globMatches(g, path);
 }
 
 function live(p: PolicyRow, now: Date): boolean {

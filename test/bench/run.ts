@@ -23,7 +23,7 @@ type Scenario = {
   body?: string;
 };
 
-type Credentials = { email: string; password: string; jwt: string; apiKey: string };
+type Credentials = { email: string; password: string; jwt: string; apiKey: string; vaultId: string; agentJwt: string };
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -41,6 +41,12 @@ function scenarios(c: Credentials): Scenario[] {
     },
     { name: 'GET /v1/auth/me (JWT)', method: 'GET', path: '/v1/auth/me', headers: { authorization: `Bearer ${c.jwt}` } },
     { name: 'GET /v1/auth/me (API key)', method: 'GET', path: '/v1/auth/me', headers: { authorization: `Bearer ${c.apiKey}` } },
+    { name: 'GET secret (agent: JWT, policy, decrypt, audit)', method: 'GET', path: `/v1/vaults/${c.vaultId}/secrets/bench/api-key`, headers: { authorization: `Bearer ${c.agentJwt}` } },
+    { name: 'GET secret (owner)', method: 'GET', path: `/v1/vaults/${c.vaultId}/secrets/bench/api-key`, headers: { authorization: `Bearer ${c.jwt}` } },
+    {
+      name: 'PUT secret (owner, new version)', method: 'PUT', path: `/v1/vaults/${c.vaultId}/secrets/bench/written`,
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${c.jwt}` }, body: JSON.stringify({ type: 'api_key', value: `sk-${randomBytes(24).toString('hex')}` }),
+    },
   ];
 }
 
@@ -94,16 +100,21 @@ async function stopGroup(child: ChildProcess, exited: () => boolean): Promise<vo
   if (signalGroup(0)) signalGroup('SIGKILL'); // 0 only asks whether the group still exists
 }
 
-async function postJson(url: string, body: unknown, token?: string): Promise<Record<string, unknown>> {
+async function postJson(url: string, body: unknown, token?: string, method = 'POST'): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { ...JSON_HEADERS };
   if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  const res = await fetch(url, { method, headers, body: JSON.stringify(body) });
   const text = await res.text();
-  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${text}`);
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
   return JSON.parse(text) as Record<string, unknown>;
 }
 
-/** Signs up a fresh user and gives it a personal API key. */
+const str = (v: unknown, what: string): string => {
+  if (typeof v !== 'string') throw new Error(`setup answered without ${what}`);
+  return v;
+};
+
+/** Signs up a fresh user with a personal API key, a vault with one secret, and an agent allowed to read it. */
 async function createCredentials(baseUrl: string): Promise<Credentials> {
   const email = `bench-${Date.now()}-${randomBytes(3).toString('hex')}@example.com`;
   const password = `Bench-${randomBytes(12).toString('base64url')}-1a`;
@@ -111,9 +122,14 @@ async function createCredentials(baseUrl: string): Promise<Credentials> {
   const jwt = signup.access_token;
   if (typeof jwt !== 'string') throw new Error('signup answered without access_token');
   const created = await postJson(`${baseUrl}/v1/auth/api-keys`, { name: 'bench' }, jwt);
-  const apiKey = created.api_key;
-  if (typeof apiKey !== 'string') throw new Error('api-keys answered without api_key');
-  return { email, password, jwt, apiKey };
+  const apiKey = str(created.api_key, 'api_key');
+  const vaultId = str((await postJson(`${baseUrl}/v1/vaults`, { name: 'bench' }, jwt)).id, 'vault id');
+  await postJson(`${baseUrl}/v1/vaults/${vaultId}/secrets/bench/api-key`, { type: 'api_key', value: `sk-${randomBytes(24).toString('hex')}` }, jwt, 'PUT');
+  const agent = await postJson(`${baseUrl}/v1/agents`, { name: 'bench-agent' }, jwt);
+  const agentId = str(agent.agent_id, 'agent_id');
+  await postJson(`${baseUrl}/v1/vaults/${vaultId}/policies`, { secret_path_pattern: 'bench/*', principal_type: 'agent', principal_id: agentId, permissions: ['read'] }, jwt);
+  const agentJwt = str((await postJson(`${baseUrl}/v1/auth/agent-token`, { agent_id: agentId, api_key: agent.api_key })).access_token, 'agent access_token');
+  return { email, password, jwt, apiKey, vaultId, agentJwt };
 }
 
 function runScenario(baseUrl: string, s: Scenario, connections: number): Promise<Result> {
