@@ -1,0 +1,543 @@
+// Agents (§2.6, §4.5) over HTTP against the real stack: registration with a one-time ocv_ key,
+// the key-for-JWT exchange, policies and explicit scopes bounding what an agent reads, the
+// Intents API flag, deactivation, key rotation and expiry, guardrail validation and audit.
+import { randomUUID } from 'node:crypto';
+import { decodeJwt } from 'jose';
+import { call, closeDb, eventually, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res } from '../helpers/api.ts';
+
+afterAll(closeDb);
+
+const OCV_KEY = /^ocv_[A-Za-z0-9_-]{43}$/;
+
+async function joinAsMember(owner: Account): Promise<Account> {
+  const email = uniqueEmail('agt-member');
+  const inv = await call('POST', '/v1/org/invite', { token: owner.token, body: { email, role: 'member' } });
+  expect(inv.status).toBe(200);
+  const token = (await mailTo(email, /Invitation token: (inv_\S+)/))[1]!;
+  const accepted = await call('POST', '/v1/org/invitations/accept', { body: { token, password: PASSWORD } });
+  expect(accepted.status).toBe(200);
+  const me = await call('GET', '/v1/auth/me', { token: accepted.body.access_token });
+  expect(me.body.role).toBe('member');
+  return { email, password: PASSWORD, token: accepted.body.access_token, userId: me.body.id, orgId: me.body.org_id };
+}
+
+type Agent = { id: string; apiKey: string; body: any };
+
+async function registerAgent(owner: Account, body: Record<string, unknown> = {}): Promise<Agent> {
+  const r = await call('POST', '/v1/agents', { token: owner.token, body: { name: `bot-${randomUUID().slice(0, 6)}`, ...body } });
+  expect(r.status).toBe(201);
+  return { id: r.body.agent_id, apiKey: r.body.api_key, body: r.body };
+}
+
+const agentToken = (apiKey: string, agentId?: string) =>
+  call('POST', '/v1/auth/agent-token', { body: { api_key: apiKey, ...(agentId !== undefined ? { agent_id: agentId } : {}) } });
+
+async function agentJwt(a: Agent): Promise<string> {
+  const r = await agentToken(a.apiKey, a.id);
+  expect(r.status).toBe(200);
+  return r.body.access_token;
+}
+
+async function createVault(a: Account, name = 'agent-vault'): Promise<string> {
+  const r = await call('POST', '/v1/vaults', { token: a.token, body: { name } });
+  expect(r.status).toBe(201);
+  return r.body.id;
+}
+
+async function putSecret(token: string, vaultId: string, path: string, value: string, type?: string): Promise<Res> {
+  return call('PUT', `/v1/vaults/${vaultId}/secrets/${path}`, { token, body: { value, ...(type ? { type } : {}) } });
+}
+const readSecret = (token: string, vaultId: string, path: string) => call('GET', `/v1/vaults/${vaultId}/secrets/${path}`, { token });
+
+async function grantAgent(owner: Account, vaultId: string, agentId: string, pattern: string, permissions: string[]): Promise<string> {
+  const r = await call('POST', `/v1/vaults/${vaultId}/policies`, {
+    token: owner.token, body: { secret_path_pattern: pattern, principal_type: 'agent', principal_id: agentId, permissions },
+  });
+  expect(r.status).toBe(201);
+  return r.body.id;
+}
+
+const patchAgent = (owner: Account, id: string, body: unknown) => call('PATCH', `/v1/agents/${id}`, { token: owner.token, body });
+
+async function auditFor(owner: Account, action: string, resourceId: string): Promise<any[]> {
+  const r = await call('GET', `/v1/audit/events?action=${action}&limit=100`, { token: owner.token });
+  expect(r.status).toBe(200);
+  return r.body.events.filter((e: any) => e.resource_id === resourceId);
+}
+
+describe('registering, listing and managing agents', () => {
+  let owner: Account;
+  let member: Account;
+  let stranger: Account;
+  let agent: Agent;
+
+  beforeAll(async () => {
+    owner = await signup('agt-reg');
+    member = await joinAsMember(owner);
+    stranger = await signup('agt-reg-stranger');
+  });
+
+  test('POST /v1/agents returns the agent and its ocv_ key once', async () => {
+    const r = await call('POST', '/v1/agents', { token: owner.token, body: { name: 'deploy-bot', description: 'ships builds' } });
+    expect(r.status).toBe(201);
+    expect(r.body.api_key).toMatch(OCV_KEY);
+    expect(r.body.agent_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.body.agent).toEqual(expect.objectContaining({
+      id: r.body.agent_id, agent_id: r.body.agent_id, name: 'deploy-bot', description: 'ships builds', org_id: owner.orgId,
+      is_active: true, status: 'active', intents_api_enabled: false, scopes: null, api_key_expires_at: null,
+      key_prefix: r.body.api_key.slice(0, 12), created_by: owner.userId,
+    }));
+    expect(JSON.stringify(r.body.agent)).not.toContain(r.body.api_key);
+    expect(r.body.agent).not.toHaveProperty('key_digest');
+    agent = { id: r.body.agent_id, apiKey: r.body.api_key, body: r.body };
+  });
+
+  test('GET /v1/agents and GET /v1/agents/{id} never show a key or digest', async () => {
+    const list = await call('GET', '/v1/agents', { token: owner.token });
+    expect(list.status).toBe(200);
+    expect(list.body.agents).toEqual([expect.objectContaining({ id: agent.id, name: 'deploy-bot', is_active: true })]);
+    expect(list.text).not.toContain(agent.apiKey);
+    expect(list.text).not.toContain('key_digest');
+    expect(list.text).not.toContain('approval_token_digest');
+    expect(list.body.agents[0]).not.toHaveProperty('api_key');
+
+    const one = await call('GET', `/v1/agents/${agent.id}`, { token: owner.token });
+    expect(one.status).toBe(200);
+    expect(one.body).toEqual(expect.objectContaining({ id: agent.id, name: 'deploy-bot', description: 'ships builds', created_by: owner.userId }));
+    expect(one.text).not.toContain(agent.apiKey);
+    expect(one.text).not.toContain('digest');
+  });
+
+  test('members may list and read agents but not create, change, deactivate or rotate them', async () => {
+    const list = await call('GET', '/v1/agents', { token: member.token });
+    expect(list.status).toBe(200);
+    expect(list.body.agents.map((a: any) => a.id)).toEqual([agent.id]);
+    expect((await call('GET', `/v1/agents/${agent.id}`, { token: member.token })).status).toBe(200);
+
+    expect((await call('POST', '/v1/agents', { token: member.token, body: { name: 'mine' } })).status).toBe(403);
+    expect((await patchAgent(member, agent.id, { name: 'renamed' })).status).toBe(403);
+    expect((await call('DELETE', `/v1/agents/${agent.id}`, { token: member.token })).status).toBe(403);
+    expect((await call('POST', `/v1/agents/${agent.id}/rotate-key`, { token: member.token })).status).toBe(403);
+
+    // Nothing changed: same name, still active, the original key still works.
+    const one = await call('GET', `/v1/agents/${agent.id}`, { token: owner.token });
+    expect(one.body).toEqual(expect.objectContaining({ name: 'deploy-bot', is_active: true }));
+    expect((await agentToken(agent.apiKey)).status).toBe(200);
+  });
+
+  test("another organization's agent id is a 404 everywhere", async () => {
+    expect((await call('GET', `/v1/agents/${agent.id}`, { token: stranger.token })).status).toBe(404);
+    expect((await patchAgent(stranger, agent.id, { name: 'stolen' })).status).toBe(404);
+    expect((await call('DELETE', `/v1/agents/${agent.id}`, { token: stranger.token })).status).toBe(404);
+    expect((await call('POST', `/v1/agents/${agent.id}/rotate-key`, { token: stranger.token })).status).toBe(404);
+    expect((await call('GET', '/v1/agents', { token: stranger.token })).body.agents).toEqual([]);
+    expect((await call('GET', `/v1/agents/${randomUUID()}`, { token: owner.token })).status).toBe(404);
+    expect((await call('GET', `/v1/agents/not-a-uuid`, { token: owner.token })).status).toBe(404);
+    expect((await agentToken(agent.apiKey)).status).toBe(200);
+  });
+
+  test('no token is a 401; bad registration input is a 400', async () => {
+    expect((await call('GET', '/v1/agents')).status).toBe(401);
+    expect((await call('POST', '/v1/agents', { body: { name: 'x' } })).status).toBe(401);
+    const noName = await call('POST', '/v1/agents', { token: owner.token, body: { description: 'nameless' } });
+    expect(noName.status).toBe(400);
+    expect(noName.body.detail).toContain('name');
+    const past = await call('POST', '/v1/agents', { token: owner.token, body: { name: 'old', api_key_expires_at: '2020-01-01T00:00:00Z' } });
+    expect(past.status).toBe(400);
+    expect(past.body.detail).toContain('api_key_expires_at');
+  });
+
+  test('the free tier allows two active agents; the third is 403 resource_limit_exceeded', async () => {
+    await registerAgent(owner);
+    const third = await call('POST', '/v1/agents', { token: owner.token, body: { name: 'one-too-many' } });
+    expect(third.status).toBe(403);
+    expect(third.body).toEqual(expect.objectContaining({ type: 'resource_limit_exceeded', resource: 'agents', limit: 2, used: 2, tier: 'free' }));
+    expect((await call('GET', '/v1/agents', { token: owner.token })).body.agents).toHaveLength(2);
+  });
+});
+
+describe('POST /v1/auth/agent-token', () => {
+  let owner: Account;
+  let agent: Agent;
+  let other: Agent;
+  let vaultId: string;
+
+  beforeAll(async () => {
+    owner = await signup('agt-token');
+    agent = await registerAgent(owner, { name: 'token-bot' });
+    other = await registerAgent(owner, { name: 'other-bot' });
+    vaultId = await createVault(owner);
+    await grantAgent(owner, vaultId, agent.id, 'api-keys/*', ['read']);
+  });
+
+  test('exchanges the key for a one-hour agent JWT, with or without agent_id', async () => {
+    const r = await agentToken(agent.apiKey, agent.id);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual(expect.objectContaining({
+      access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, agent_id: agent.id, vault_ids: [vaultId],
+    }));
+    const claims = decodeJwt(r.body.access_token);
+    expect(claims.sub).toBe(`agent:${agent.id}`);
+    expect(claims.org).toBe(owner.orgId);
+    expect(claims.scopes).toEqual(['api-keys/*']);
+    expect(claims.scopes_source).toBe('policies');
+    expect(claims.vault_ids).toEqual([vaultId]);
+    expect(claims.intents_api_enabled).toBe(false);
+    expect((claims.exp as number) - (claims.iat as number)).toBe(3600);
+
+    const without = await agentToken(agent.apiKey);
+    expect(without.status).toBe(200);
+    expect(without.body.agent_id).toBe(agent.id);
+
+    // An agent without policies gets the default scope.
+    const o = await agentToken(other.apiKey);
+    expect(o.body.vault_ids).toEqual([]);
+    expect(decodeJwt(o.body.access_token).scopes).toEqual(['*']);
+  });
+
+  test('a wrong key, a wrong agent_id or garbage is the same 401', async () => {
+    const wrongKey = await agentToken(`ocv_${'A'.repeat(43)}`, agent.id);
+    const wrongAgent = await agentToken(agent.apiKey, other.id);
+    const unknownAgent = await agentToken(agent.apiKey, randomUUID());
+    const garbage = await agentToken('garbage', agent.id);
+    const userKeyShape = await agentToken(`xck_${'A'.repeat(43)}`);
+    for (const r of [wrongKey, wrongAgent, unknownAgent, garbage, userKeyShape]) {
+      expect(r.status).toBe(401);
+      expect(r.body).toEqual(wrongKey.body);
+    }
+    expect((await call('POST', '/v1/auth/agent-token', { body: {} })).status).toBe(400);
+    expect((await call('POST', '/v1/auth/agent-token', { body: { agent_id: agent.id } })).status).toBe(400);
+  });
+
+  test('GET /v1/agents/me answers the agent with its profile; humans get a 403', async () => {
+    const jwt = await agentJwt(agent);
+    const me = await call('GET', '/v1/agents/me', { token: jwt });
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual(expect.objectContaining({ id: agent.id, name: 'token-bot', org_id: owner.orgId, created_by: owner.userId, is_active: true }));
+    expect(me.body.last_active_at).toEqual(expect.any(String));
+    expect(me.text).not.toContain(agent.apiKey);
+    const human = await call('GET', '/v1/agents/me', { token: owner.token });
+    expect(human.status).toBe(403);
+    // Agents are not allowed on the human-only agent management routes.
+    expect((await call('GET', '/v1/agents', { token: jwt })).status).toBe(403);
+    expect((await call('POST', '/v1/agents', { token: jwt, body: { name: 'spawn' } })).status).toBe(403);
+    expect((await call('POST', `/v1/agents/${agent.id}/rotate-key`, { token: jwt })).status).toBe(403);
+  });
+});
+
+describe('the agent walk-through: policies decide, live', () => {
+  let owner: Account;
+  let agent: Agent;
+  let vaultId: string;
+  let policyId: string;
+  let jwt: string;
+
+  beforeAll(async () => {
+    owner = await signup('agt-walk');
+    vaultId = await createVault(owner);
+    expect((await putSecret(owner.token, vaultId, 'api-keys/openai', 'sk-openai-123', 'api_key')).status).toBe(201);
+    expect((await putSecret(owner.token, vaultId, 'api-keys/nested/deep', 'deep-value')).status).toBe(201);
+    expect((await putSecret(owner.token, vaultId, 'db/password', 'hunter2', 'password')).status).toBe(201);
+    agent = await registerAgent(owner, { name: 'walk-bot' });
+    policyId = await grantAgent(owner, vaultId, agent.id, 'api-keys/*', ['read']);
+  });
+
+  test('with only its ocv_ key the agent obtains a JWT naming the vault', async () => {
+    const r = await agentToken(agent.apiKey);
+    expect(r.status).toBe(200);
+    expect(r.body.vault_ids).toContain(vaultId);
+    jwt = r.body.access_token;
+  });
+
+  test('it reads api-keys/openai and nothing else', async () => {
+    const ok = await readSecret(jwt, vaultId, 'api-keys/openai');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual(expect.objectContaining({ path: 'api-keys/openai', value: 'sk-openai-123', type: 'api_key', version: 1 }));
+
+    const deep = await readSecret(jwt, vaultId, 'api-keys/nested/deep');
+    expect(deep.status).toBe(403);
+    expect(deep.text).not.toContain('deep-value');
+    const db = await readSecret(jwt, vaultId, 'db/password');
+    expect(db.status).toBe(403);
+    expect(db.text).not.toContain('hunter2');
+    expect(db.body.detail).toContain("'read'");
+  });
+
+  test('it cannot write, not even where it reads', async () => {
+    expect((await putSecret(jwt, vaultId, 'api-keys/openai', 'overwritten')).status).toBe(403);
+    expect((await putSecret(jwt, vaultId, 'api-keys/new', 'x')).status).toBe(403);
+    expect((await call('DELETE', `/v1/vaults/${vaultId}/secrets/api-keys/openai`, { token: jwt })).status).toBe(403);
+    expect((await readSecret(owner.token, vaultId, 'api-keys/openai')).body.value).toBe('sk-openai-123');
+  });
+
+  test('its listing shows only api-keys/openai', async () => {
+    const list = await call('GET', `/v1/vaults/${vaultId}/secrets`, { token: jwt });
+    expect(list.status).toBe(200);
+    expect(list.body.secrets.map((s: any) => s.path)).toEqual(['api-keys/openai']);
+    expect(list.text).not.toContain('sk-openai-123');
+  });
+
+  test('widening the grant to api-keys/** opens the nested path on the next request with the same token', async () => {
+    expect((await call('DELETE', `/v1/vaults/${vaultId}/policies/${policyId}`, { token: owner.token })).status).toBe(204);
+    expect((await readSecret(jwt, vaultId, 'api-keys/openai')).status).toBe(403);
+    policyId = await grantAgent(owner, vaultId, agent.id, 'api-keys/**', ['read']);
+    const deep = await readSecret(jwt, vaultId, 'api-keys/nested/deep');
+    expect(deep.status).toBe(200);
+    expect(deep.body.value).toBe('deep-value');
+    expect((await readSecret(jwt, vaultId, 'api-keys/openai')).body.value).toBe('sk-openai-123');
+    expect((await readSecret(jwt, vaultId, 'db/password')).status).toBe(403);
+    const list = await call('GET', `/v1/vaults/${vaultId}/secrets`, { token: jwt });
+    expect(list.body.secrets.map((s: any) => s.path)).toEqual(['api-keys/nested/deep', 'api-keys/openai']);
+  });
+});
+
+describe('explicit scopes bind the agent beyond its policies', () => {
+  let owner: Account;
+  let agent: Agent;
+  let vaultId: string;
+
+  beforeAll(async () => {
+    owner = await signup('agt-scopes');
+    vaultId = await createVault(owner);
+    expect((await putSecret(owner.token, vaultId, 'api-keys/openai', 'sk-1', 'api_key')).status).toBe(201);
+    expect((await putSecret(owner.token, vaultId, 'db/password', 'pw-1', 'password')).status).toBe(201);
+    agent = await registerAgent(owner, { name: 'scoped-bot' });
+    await grantAgent(owner, vaultId, agent.id, '**', ['read']);
+  });
+
+  test('setting scopes kills older tokens; new tokens carry and enforce them', async () => {
+    const old = await agentJwt(agent);
+    expect((await readSecret(old, vaultId, 'db/password')).body.value).toBe('pw-1');
+
+    const r = await patchAgent(owner, agent.id, { scopes: ['api-keys/openai'] });
+    expect(r.status).toBe(200);
+    expect(r.body.scopes).toEqual(['api-keys/openai']);
+    expect((await readSecret(old, vaultId, 'api-keys/openai')).status).toBe(401);
+    expect((await call('GET', '/v1/agents/me', { token: old })).status).toBe(401);
+
+    const fresh = await agentToken(agent.apiKey, agent.id);
+    expect(fresh.status).toBe(200);
+    const claims = decodeJwt(fresh.body.access_token);
+    expect(claims.scopes).toEqual(['api-keys/openai']);
+    expect(claims.scopes_source).toBe('explicit');
+    const jwt = fresh.body.access_token;
+
+    expect((await readSecret(jwt, vaultId, 'api-keys/openai')).body.value).toBe('sk-1');
+    const refused = await readSecret(jwt, vaultId, 'db/password');
+    expect(refused.status).toBe(403);
+    expect(refused.body.detail).toMatch(/scope/i);
+    expect(refused.text).not.toContain('pw-1');
+    const list = await call('GET', `/v1/vaults/${vaultId}/secrets`, { token: jwt });
+    expect(list.body.secrets.map((s: any) => s.path)).toEqual(['api-keys/openai']);
+  });
+
+  test('scopes never widen what the policies grant', async () => {
+    const r = await patchAgent(owner, agent.id, { scopes: ['*'] });
+    expect(r.status).toBe(200);
+    const policies = await call('GET', `/v1/vaults/${vaultId}/policies`, { token: owner.token });
+    for (const p of policies.body.policies) expect((await call('DELETE', `/v1/vaults/${vaultId}/policies/${p.id}`, { token: owner.token })).status).toBe(204);
+    const jwt = await agentJwt(agent);
+    expect(decodeJwt(jwt).scopes).toEqual(['*']);
+    expect((await readSecret(jwt, vaultId, 'api-keys/openai')).status).toBe(403);
+    expect((await patchAgent(owner, agent.id, { scopes: ['a//b'] })).status).toBe(400);
+  });
+});
+
+describe('the Intents API flag', () => {
+  let owner: Account;
+  let agent: Agent;
+  let vaultId: string;
+
+  beforeAll(async () => {
+    owner = await signup('agt-intents');
+    vaultId = await createVault(owner);
+    expect((await putSecret(owner.token, vaultId, 'keys/signer', '-----BEGIN PRIVATE KEY-----x', 'private_key')).status).toBe(201);
+    expect((await putSecret(owner.token, vaultId, 'keys/deploy', 'ssh-ed25519 AAAA', 'ssh_key')).status).toBe(201);
+    expect((await putSecret(owner.token, vaultId, 'keys/openai', 'sk-intents', 'api_key')).status).toBe(201);
+    agent = await registerAgent(owner, { name: 'intents-bot' });
+    await grantAgent(owner, vaultId, agent.id, 'keys/*', ['read']);
+  });
+
+  test('without the flag the agent reads signing material', async () => {
+    const jwt = await agentJwt(agent);
+    expect(decodeJwt(jwt).intents_api_enabled).toBe(false);
+    expect((await readSecret(jwt, vaultId, 'keys/signer')).status).toBe(200);
+    expect((await readSecret(jwt, vaultId, 'keys/deploy')).status).toBe(200);
+  });
+
+  test('with the flag, private_key and ssh_key reads are refused in favour of the Intents API; api_key still reads', async () => {
+    const old = await agentJwt(agent);
+    const r = await patchAgent(owner, agent.id, { intents_api_enabled: true });
+    expect(r.status).toBe(200);
+    expect(r.body.intents_api_enabled).toBe(true);
+    expect((await readSecret(old, vaultId, 'keys/openai')).status).toBe(401);
+
+    const jwt = await agentJwt(agent);
+    expect(decodeJwt(jwt).intents_api_enabled).toBe(true);
+    for (const path of ['keys/signer', 'keys/deploy']) {
+      const refused = await readSecret(jwt, vaultId, path);
+      expect(refused.status).toBe(403);
+      expect(refused.body.detail).toMatch(/Intents API/);
+      expect(refused.text).not.toContain('PRIVATE KEY');
+      expect(refused.text).not.toContain('ssh-ed25519');
+    }
+    const ok = await readSecret(jwt, vaultId, 'keys/openai');
+    expect(ok.status).toBe(200);
+    expect(ok.body.value).toBe('sk-intents');
+    // The owner (a human) still reads the private key.
+    expect((await readSecret(owner.token, vaultId, 'keys/signer')).status).toBe(200);
+  });
+});
+
+describe('deactivation, reactivation and key rotation', () => {
+  let owner: Account;
+  let vaultId: string;
+
+  beforeAll(async () => {
+    owner = await signup('agt-life');
+    vaultId = await createVault(owner);
+    expect((await putSecret(owner.token, vaultId, 'app/token', 'tok-1')).status).toBe(201);
+  });
+
+  test('DELETE deactivates at once: its JWT and its key are 401s; PATCH is_active:true brings the key back', async () => {
+    const agent = await registerAgent(owner, { name: 'doomed-bot' });
+    await grantAgent(owner, vaultId, agent.id, 'app/*', ['read']);
+    const jwt = await agentJwt(agent);
+    expect((await readSecret(jwt, vaultId, 'app/token')).status).toBe(200);
+
+    expect((await call('DELETE', `/v1/agents/${agent.id}`, { token: owner.token })).status).toBe(204);
+    expect((await readSecret(jwt, vaultId, 'app/token')).status).toBe(401);
+    expect((await call('GET', '/v1/agents/me', { token: jwt })).status).toBe(401);
+    expect((await agentToken(agent.apiKey)).status).toBe(401);
+    const shown = await call('GET', `/v1/agents/${agent.id}`, { token: owner.token });
+    expect(shown.body).toEqual(expect.objectContaining({ is_active: false, status: 'inactive' }));
+
+    const back = await patchAgent(owner, agent.id, { is_active: true });
+    expect(back.status).toBe(200);
+    expect(back.body.is_active).toBe(true);
+    // The old JWT stays dead; the same key works again.
+    expect((await readSecret(jwt, vaultId, 'app/token')).status).toBe(401);
+    const jwt2 = await agentJwt(agent);
+    expect((await readSecret(jwt2, vaultId, 'app/token')).body.value).toBe('tok-1');
+    expect((await call('DELETE', `/v1/agents/${agent.id}`, { token: owner.token })).status).toBe(204);
+  });
+
+  test('rotate-key: new key works, the old key and its JWTs are 401s', async () => {
+    const agent = await registerAgent(owner, { name: 'rotating-bot' });
+    await grantAgent(owner, vaultId, agent.id, 'app/*', ['read']);
+    const oldJwt = await agentJwt(agent);
+
+    const r = await call('POST', `/v1/agents/${agent.id}/rotate-key`, { token: owner.token });
+    expect(r.status).toBe(200);
+    expect(r.body.api_key).toMatch(OCV_KEY);
+    expect(r.body.api_key).not.toBe(agent.apiKey);
+
+    expect((await agentToken(agent.apiKey)).status).toBe(401);
+    expect((await readSecret(oldJwt, vaultId, 'app/token')).status).toBe(401);
+    const fresh = await agentToken(r.body.api_key, agent.id);
+    expect(fresh.status).toBe(200);
+    expect((await readSecret(fresh.body.access_token, vaultId, 'app/token')).body.value).toBe('tok-1');
+    const shown = await call('GET', `/v1/agents/${agent.id}`, { token: owner.token });
+    expect(shown.body.key_prefix).toBe(r.body.api_key.slice(0, 12));
+  });
+});
+
+describe('agent key expiry', () => {
+  let owner: Account;
+
+  beforeAll(async () => { owner = await signup('agt-expiry'); });
+
+  test('a key expiring in ~2 s works, then the exchange is a 401', async () => {
+    const agent = await registerAgent(owner, { name: 'short-lived', api_key_expires_at: new Date(Date.now() + 2_000).toISOString() });
+    expect(agent.body.agent.api_key_expires_at).toEqual(expect.any(String));
+    expect((await agentToken(agent.apiKey)).status).toBe(200);
+    const refused = await eventually('agent key expiry', async () => {
+      const r = await agentToken(agent.apiKey);
+      return r.status === 200 ? undefined : r;
+    }, 15_000);
+    expect(refused.status).toBe(401);
+  });
+
+  test('an expiry in the past is a 400, at creation and in PATCH; a future one through PATCH is kept', async () => {
+    const past = await call('POST', '/v1/agents', { token: owner.token, body: { name: 'past', api_key_expires_at: '2020-01-01T00:00:00Z' } });
+    expect(past.status).toBe(400);
+    const agent = await registerAgent(owner, { name: 'patched-expiry' });
+    const bad = await patchAgent(owner, agent.id, { api_key_expires_at: '2020-01-01T00:00:00Z' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toContain('api_key_expires_at');
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    const ok = await patchAgent(owner, agent.id, { api_key_expires_at: later });
+    expect(ok.status).toBe(200);
+    expect(Date.parse(ok.body.api_key_expires_at)).toBe(Date.parse(later));
+    expect((await agentToken(agent.apiKey)).status).toBe(200);
+  });
+});
+
+describe('PATCH /v1/agents/{id} validation', () => {
+  let owner: Account;
+  let agent: Agent;
+
+  beforeAll(async () => {
+    owner = await signup('agt-patch');
+    agent = await registerAgent(owner, { name: 'guarded-bot' });
+  });
+
+  test('guardrails: ETH amounts, chains and per-day counts', async () => {
+    const ok = await patchAgent(owner, agent.id, { tx_max_value_eth: '0.5', tx_allowed_chains: ['ethereum', 'base'], tx_max_per_day: 10 });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual(expect.objectContaining({ tx_max_value_eth: '0.5', tx_allowed_chains: ['ethereum', 'base'], tx_max_per_day: 10 }));
+
+    const abc = await patchAgent(owner, agent.id, { tx_max_value_eth: 'abc' });
+    expect(abc.status).toBe(400);
+    expect(abc.body.detail).toContain('tx_max_value_eth');
+    const negative = await patchAgent(owner, agent.id, { tx_max_per_day: -1 });
+    expect(negative.status).toBe(400);
+    expect(negative.body.detail).toContain('tx_max_per_day');
+    expect((await patchAgent(owner, agent.id, { tx_allowed_chains: ['Not A Chain!'] })).status).toBe(400);
+
+    const after = await call('GET', `/v1/agents/${agent.id}`, { token: owner.token });
+    expect(after.body).toEqual(expect.objectContaining({ tx_max_value_eth: '0.5', tx_allowed_chains: ['ethereum', 'base'], tx_max_per_day: 10 }));
+  });
+
+  test('tx_max_value and tx_daily_limit are accepted as aliases of the _eth fields', async () => {
+    const r = await patchAgent(owner, agent.id, { tx_max_value: '1.25', tx_daily_limit: '3' });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual(expect.objectContaining({ tx_max_value_eth: '1.25', tx_daily_limit_eth: '3' }));
+    expect(r.body).not.toHaveProperty('tx_max_value');
+    const stored = await call('GET', `/v1/agents/${agent.id}`, { token: owner.token });
+    expect(stored.body).toEqual(expect.objectContaining({ tx_max_value_eth: '1.25', tx_daily_limit_eth: '3' }));
+    expect((await patchAgent(owner, agent.id, { tx_daily_limit: 'lots' })).status).toBe(400);
+  });
+
+  test('an empty name or an empty body is a 400; a rename alone keeps the tokens alive', async () => {
+    const emptyName = await patchAgent(owner, agent.id, { name: '' });
+    expect(emptyName.status).toBe(400);
+    expect(emptyName.body.detail).toContain('name');
+    expect((await patchAgent(owner, agent.id, { name: '   ' })).status).toBe(400);
+    expect((await patchAgent(owner, agent.id, {})).status).toBe(400);
+    expect((await call('PATCH', `/v1/agents/${agent.id}`, { token: owner.token })).status).toBe(400);
+
+    const jwt = await agentJwt(agent);
+    const renamed = await patchAgent(owner, agent.id, { name: 'renamed-bot', description: 'new words' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toEqual(expect.objectContaining({ name: 'renamed-bot', description: 'new words' }));
+    expect((await call('GET', '/v1/agents/me', { token: jwt })).body.name).toBe('renamed-bot');
+  });
+});
+
+describe('agent audit records', () => {
+  test('agent.register, agent.rotate_key and agent.deactivate are in the audit log', async () => {
+    const owner = await signup('agt-audit');
+    const agent = await registerAgent(owner, { name: 'audited-bot' });
+    expect((await call('POST', `/v1/agents/${agent.id}/rotate-key`, { token: owner.token })).status).toBe(200);
+    expect((await call('DELETE', `/v1/agents/${agent.id}`, { token: owner.token })).status).toBe(204);
+    for (const action of ['agent.register', 'agent.rotate_key', 'agent.deactivate']) {
+      const events = await auditFor(owner, action, agent.id);
+      expect(events).toEqual([expect.objectContaining({
+        action, actor_type: 'user', actor_id: owner.userId, org_id: owner.orgId, resource_type: 'agent', resource_id: agent.id,
+      })]);
+    }
+    const all = await call('GET', '/v1/audit/events?limit=200', { token: owner.token });
+    expect(all.text).not.toContain(agent.apiKey);
+  });
+});
