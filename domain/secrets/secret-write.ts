@@ -27,8 +27,16 @@ export type WrittenVersion = {
 export async function writeSecret(tx: EntityManager, kms: Kms, p: Principal, vault: VaultRow, path: string, input: SecretInput): Promise<WrittenVersion> {
   const existing = await tx.execute<{ id: string; deleted_at: string | null }[]>(
     'SELECT id, deleted_at FROM secrets WHERE vault_id = ? AND path = ?', [vault.id, path]);
-  const live = existing[0] && existing[0].deleted_at === null;
-  if (!live) await assertBelowTierLimit(tx, vault.org_id, 'secrets');
+  let live = existing[0] !== undefined && existing[0].deleted_at === null;
+  if (!live) {
+    await assertBelowTierLimit(tx, vault.org_id, 'secrets');
+    // Concurrent first writers to one path all get here; the organization lock just taken
+    // serializes them, so look again (row locked): an earlier one may have created it meanwhile,
+    // and then this write is an update, not a second `secret.created`.
+    const again = await tx.execute<{ deleted_at: string | null }[]>(
+      'SELECT deleted_at FROM secrets WHERE vault_id = ? AND path = ? FOR UPDATE', [vault.id, path]);
+    live = again[0] !== undefined && again[0].deleted_at === null;
+  }
   const createdBy = subjectOf(p);
   const rows = await tx.execute<{ id: string; current_version: number; type: string; metadata: Record<string, unknown>; description: string | null; expires_at: string | null }[]>(
     `INSERT INTO secrets (id, org_id, vault_id, path, type, current_version, metadata, description, expires_at, created_by)
