@@ -1,6 +1,7 @@
 // Everything a request handler may use, built once per api process.
 import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../domain/config.ts';
+import type { KeyObject } from 'node:crypto';
 import type { HotReads } from '../db/hot-reads.ts';
 import type { Kms } from '../domain/crypto/kms/kms.ts';
 import type { Logger } from '../domain/log.ts';
@@ -28,9 +29,9 @@ export type ApiServices = {
   workflows: WorkflowStarter;
   rateLimiter: TokenBuckets;
   /** HMAC pepper for opaque tokens (API keys, reset and invitation tokens). */
-  pepper: Buffer;
+  pepper: KeyObject;
   /** Key of the audit hash chain. */
-  auditKey: Buffer;
+  auditKey: KeyObject;
   /** The key backend (local or PKCS#11) that holds every vault key. */
   kms: Kms;
 };

@@ -1,11 +1,12 @@
 // What both the api and the worker open at start: the database and the root-derived keys.
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import type { Config } from '../domain/config.ts';
 import { openDb, type Db } from '../db/orm.ts';
 import { loadOrCreateRootKey, deriveKey } from '../domain/crypto/root-key.ts';
 import { openKms } from '../domain/crypto/kms/open-kms.ts';
 import type { Kms } from '../domain/crypto/kms/kms.ts';
 
-export type Core = { db: Db; kms: Kms; rootKey: Buffer; pepper: Buffer; auditKey: Buffer; jwtWrapKey: Buffer };
+export type Core = { db: Db; kms: Kms; rootKey: Buffer; pepper: KeyObject; auditKey: KeyObject; jwtWrapKey: KeyObject };
 
 export async function openCore(config: Config, databaseUrl: string, poolMax?: number): Promise<Core> {
   const rootKey = loadOrCreateRootKey(config.dataDir, config.rootKey);
@@ -15,8 +16,8 @@ export async function openCore(config: Config, databaseUrl: string, poolMax?: nu
     db,
     kms,
     rootKey,
-    pepper: deriveKey(rootKey, 'token-pepper'),
-    auditKey: deriveKey(rootKey, 'audit-chain'),
-    jwtWrapKey: deriveKey(rootKey, 'jwt-signing-key-wrap'),
+    pepper: createSecretKey(deriveKey(rootKey, 'token-pepper')),
+    auditKey: createSecretKey(deriveKey(rootKey, 'audit-chain')),
+    jwtWrapKey: createSecretKey(deriveKey(rootKey, 'jwt-signing-key-wrap')),
   };
 }

@@ -1,5 +1,5 @@
 // Agent records and their `ocv_` keys (shown once; stored as an HMAC digest, found by it).
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
 import { iso } from '../time.ts';
@@ -43,7 +43,7 @@ export function presentAgent(a: AgentRow) {
   };
 }
 
-export function newAgentKey(pepper: Buffer): { apiKey: string; prefix: string; digest: string } {
+export function newAgentKey(pepper: KeyObject): { apiKey: string; prefix: string; digest: string } {
   const apiKey = newOpaqueToken(AGENT_KEY_PREFIX);
   return { apiKey, prefix: apiKey.slice(0, 12), digest: digestToken(pepper, apiKey) };
 }

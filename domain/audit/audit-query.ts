@@ -1,4 +1,5 @@
 // Reading the audit log of one organization, newest first, and checking its hash chain.
+import type { KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { chainHash, GENESIS_HASH, type ChainedFields } from './chain-hash.ts';
 import { iso } from '../time.ts';
@@ -57,7 +58,7 @@ const toFields = (r: Row): ChainedFields => ({
 });
 
 /** Recomputes the organization's chain from its first event; reports the first break. */
-export async function verifyAuditChain(em: EntityManager, key: Buffer, orgId: string, limit: number) {
+export async function verifyAuditChain(em: EntityManager, key: KeyObject, orgId: string, limit: number) {
   let prev = GENESIS_HASH;
   let lastSeq = '0';
   let checked = 0;

@@ -1,7 +1,7 @@
 // Writes audit events in small batches: one transaction per batch locks each chain head,
 // links the events and inserts them. Callers that must not proceed without a durable record
 // (secret reads, credential changes) await the promise; request-level records do not.
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import type { HotReads } from '../../db/hot-reads.ts';
 import { chainHash, GENESIS_HASH, canonicalJson, type ChainedFields } from './chain-hash.ts';
 import type { Logger } from '../log.ts';
@@ -27,12 +27,12 @@ export class AuditWriter {
   /** The running flush loop, if any: events arriving meanwhile form the next batch. */
   private loop: Promise<void> | undefined;
   private readonly sql: HotReads;
-  private readonly key: Buffer;
+  private readonly key: KeyObject;
   private readonly log: Logger;
   /** The last head hash this process wrote or read, per chain. */
   private readonly heads = new Map<string, string>();
 
-  constructor(sql: HotReads, chainKey: Buffer, log: Logger) {
+  constructor(sql: HotReads, chainKey: KeyObject, log: Logger) {
     this.sql = sql;
     this.key = chainKey;
     this.log = log;

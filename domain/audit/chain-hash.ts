@@ -1,7 +1,7 @@
 // The audit chain: each event's integrity_hash is HMAC-SHA256 (key derived from the root key)
 // over its predecessor's hash and its own fields. HMAC rather than a bare hash, so someone with
 // write access to the database alone cannot rebuild a consistent chain after editing it.
-import { createHmac } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -28,7 +28,7 @@ export function canonicalJson(v: unknown): string {
   return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }
 
-export function chainHash(key: Buffer, prevHash: string, e: ChainedFields): string {
+export function chainHash(key: KeyObject, prevHash: string, e: ChainedFields): string {
   const parts = [prevHash, e.id, e.chainKey, e.orgId ?? '', e.action, e.actorType ?? '', e.actorId ?? '',
     e.resourceType ?? '', e.resourceId ?? '', e.ipAddress ?? '', e.requestId ?? '', e.createdAt.toISOString(), canonicalJson(e.details)];
   return createHmac('sha256', key).update(parts.join('\u001f')).digest('hex');

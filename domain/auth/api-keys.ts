@@ -1,6 +1,6 @@
 // Personal API keys (`xck_`): shown once, stored as an HMAC digest, resolved on the hot path
 // from an in-memory cache that every replica drops on revocation (LISTEN/NOTIFY).
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
 import { notifySql, type InvalidationBus } from '../cache/invalidation-bus.ts';
@@ -17,12 +17,12 @@ type Resolved = { keyId: string; userId: string; orgId: string | null; expiresAt
 export class ApiKeyService {
   private readonly cache = new Map<string, Resolved>();
   private readonly lastUsedWrite = new Map<string, number>();
-  private readonly pepper: Buffer;
+  private readonly pepper: KeyObject;
   private readonly db: HotReads;
   // Bumped on every invalidation: a lookup that started before a revocation is not cached after it.
   private generation = 0;
 
-  constructor(pepper: Buffer, db: HotReads, bus: InvalidationBus) {
+  constructor(pepper: KeyObject, db: HotReads, bus: InvalidationBus) {
     this.pepper = pepper;
     this.db = db;
     bus.onMessage((m) => { if (m.kind === 'api_keys_changed') this.forgetUser(m.userId); });

@@ -4,7 +4,7 @@
 import { generateKeyPairSync, randomUUID, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, exportJWK, type JWK } from 'jose';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { seal, open } from '../crypto/aead.ts';
+import { seal, open, type KeyLike } from '../crypto/aead.ts';
 import type { RevocationList } from './revocations.ts';
 import type { Principal, PrincipalType } from './principal.ts';
 
@@ -38,10 +38,10 @@ export class JwtService {
   private readonly verified = new Map<string, Verified>();
   private jwks: { keys: JWK[] } = { keys: [] };
   private readonly issuer: string;
-  private readonly wrapKey: Buffer;
+  private readonly wrapKey: KeyLike;
   private readonly revocations: RevocationList;
 
-  constructor(issuer: string, wrapKey: Buffer, revocations: RevocationList) {
+  constructor(issuer: string, wrapKey: KeyLike, revocations: RevocationList) {
     this.issuer = issuer;
     this.wrapKey = wrapKey;
     this.revocations = revocations;

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createSecretKey, randomBytes, randomUUID } from 'node:crypto';
 import { canonicalJson, chainHash, GENESIS_HASH, type ChainedFields } from '../../domain/audit/chain-hash.ts';
 
 const fields = (details: Record<string, unknown>): ChainedFields => ({
@@ -17,13 +17,13 @@ describe('audit chain hash', () => {
   });
 
   test('any change to a field or the predecessor changes the hash', () => {
-    const key = randomBytes(32);
+    const key = createSecretKey(randomBytes(32));
     const f = fields({ method: 'GET', status: 200 });
     const h = chainHash(key, GENESIS_HASH, f);
     expect(chainHash(key, GENESIS_HASH, f)).toBe(h);
     expect(chainHash(key, 'f'.repeat(64), f)).not.toBe(h);
     expect(chainHash(key, GENESIS_HASH, { ...f, details: { method: 'GET', status: 500 } })).not.toBe(h);
     expect(chainHash(key, GENESIS_HASH, { ...f, actorId: randomUUID() })).not.toBe(h);
-    expect(chainHash(randomBytes(32), GENESIS_HASH, f)).not.toBe(h);
+    expect(chainHash(createSecretKey(randomBytes(32)), GENESIS_HASH, f)).not.toBe(h);
   });
 });

@@ -4,7 +4,7 @@
 // approval URL for the agent to hand to its human. Rate limited per client IP, and the number
 // of open link-only requests is capped.
 import { z } from 'zod';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import { route, json } from '../../route.ts';
 import { auditAction } from '../../audit-action.ts';
 import { TokenBuckets } from '../../../domain/ratelimit/token-bucket.ts';
@@ -27,7 +27,7 @@ const perIp = new TokenBuckets(5 / 3600, 5);
 
 type EnrollmentRow = { id: string; name: string; description: string; human_email: string | null; status: string; expires_at: string; created_at: string };
 
-async function openEnrollment(em: EntityManager, pepper: Buffer, token: string, forUpdate: boolean): Promise<EnrollmentRow> {
+async function openEnrollment(em: EntityManager, pepper: KeyObject, token: string, forUpdate: boolean): Promise<EnrollmentRow> {
   const rows = await em.execute<EnrollmentRow[]>(
     `SELECT id, name, description, human_email, status, expires_at, created_at FROM agent_enrollments WHERE token_digest = ?${forUpdate ? ' FOR UPDATE' : ''}`,
     [digestToken(pepper, token)]);

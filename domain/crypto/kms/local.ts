@@ -2,26 +2,28 @@
 // to its vault), kept on the vault row as its ref. Unsealed vault keys are cached briefly so a
 // read costs no unseal; the cache is bounded and a destroyed key leaves it at once.
 import { randomBytes } from 'node:crypto';
-import { seal, open, DecryptionError } from '../aead.ts';
+import type { KeyObject } from 'node:crypto';
+import { seal, open, asKeyObject, DecryptionError } from '../aead.ts';
 import { KmsDecryptError, type Kms, type VaultKeyRef } from './kms.ts';
 
 const PREFIX = 'local:';
 const CACHE_TTL_MS = 5 * 60_000;
 const CACHE_MAX = 10_000;
 
-export function openLocalKms(rootKey: Buffer): Kms {
-  const cache = new Map<VaultKeyRef, { key: Buffer; at: number }>();
+export function openLocalKms(rootKeyBytes: Buffer): Kms {
+  const rootKey = asKeyObject(rootKeyBytes);
+  const cache = new Map<VaultKeyRef, { key: KeyObject; at: number }>();
   const destroyed = new Set<VaultKeyRef>();
 
-  const vaultKey = (ref: VaultKeyRef): Buffer => {
+  const vaultKey = (ref: VaultKeyRef): KeyObject => {
     if (destroyed.has(ref)) throw new KmsDecryptError();
     const hit = cache.get(ref);
     if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.key;
     if (!ref.startsWith(PREFIX)) throw new KmsDecryptError();
     const [vaultId, sealed] = ref.slice(PREFIX.length).split(':');
-    let key: Buffer;
+    let key: KeyObject;
     try {
-      key = open(rootKey, Buffer.from(sealed ?? '', 'base64url'), Buffer.from(`vault-key:${vaultId}`));
+      key = asKeyObject(open(rootKey, Buffer.from(sealed ?? '', 'base64url'), Buffer.from(`vault-key:${vaultId}`)));
     } catch (e) {
       if (e instanceof DecryptionError) throw new KmsDecryptError();
       throw e;
