@@ -3,6 +3,7 @@
 import type { AppContext } from './route.ts';
 import type { ApiServices } from './services.ts';
 import type { Principal } from '../domain/auth/principal.ts';
+import { redactPath } from './pipeline/audit.ts';
 
 export async function auditAction(
   ctx: AppContext,
@@ -11,6 +12,7 @@ export async function auditAction(
   e: { actor?: Pick<Principal, 'type' | 'id' | 'orgId'> | null; orgId?: string | null; resourceType?: string; resourceId?: string; details?: Record<string, unknown> } = {},
 ): Promise<void> {
   const actor = e.actor ?? ctx.state.principal ?? null;
+  ctx.state.audited = true;
   await s.audit.record({
     orgId: e.orgId !== undefined ? e.orgId : actor?.orgId ?? null,
     action,
@@ -18,7 +20,8 @@ export async function auditAction(
     actorId: actor?.id ?? null,
     resourceType: e.resourceType ?? null,
     resourceId: e.resourceId ?? null,
-    details: e.details ?? {},
+    // The request's own facts too, so this record can stand for the request (see pipeline/audit.ts).
+    details: { ...(e.details ?? {}), request: { method: ctx.method, path: redactPath(ctx.path) } },
     ipAddress: ctx.state.clientIp,
     requestId: ctx.state.requestId,
   });

@@ -15,6 +15,8 @@ export type RequestState = {
   principal?: Principal;
   /** A short label of the matched route for the audit record. */
   routeLabel?: string;
+  /** Set once a handler recorded this request's own audit event (e.g. secret.read). */
+  audited?: boolean;
 };
 
 export type AppContext = ParameterizedContext<RequestState>;

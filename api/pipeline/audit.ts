@@ -1,5 +1,7 @@
 // Stage 1 (§7): an audit record for every request: method, path, principal, client IP, status
 // and request id. Never a body, a header value or a query string (which may carry secrets).
+// A request whose handler already recorded its own event (secret.read, api_key.create …, which
+// carry the same facts) and succeeded gets no second, generic record; a failure always gets one.
 import type { Middleware } from 'koa';
 import type { RequestState } from '../route.ts';
 import type { AuditWriter } from '../../domain/audit/audit-writer.ts';
@@ -22,16 +24,19 @@ export function auditRequests(audit: AuditWriter): Middleware<RequestState> {
     try {
       await next();
     } finally {
-      const principal = ctx.state.principal;
-      audit.recordQuietly({
-        orgId: principal?.orgId ?? null,
-        action: 'http.request',
-        actorType: principal?.type ?? null,
-        actorId: principal?.id ?? null,
-        details: { method: ctx.method, path: redactPath(ctx.path), status: ctx.status, ...(ctx.state.routeLabel ? { route: ctx.state.routeLabel } : {}) },
-        ipAddress: ctx.state.clientIp,
-        requestId: ctx.state.requestId,
-      });
+      const recordedByHandler = ctx.state.audited === true && ctx.status < 400;
+      if (!recordedByHandler) {
+        const principal = ctx.state.principal;
+        audit.recordQuietly({
+          orgId: principal?.orgId ?? null,
+          action: 'http.request',
+          actorType: principal?.type ?? null,
+          actorId: principal?.id ?? null,
+          details: { method: ctx.method, path: redactPath(ctx.path), status: ctx.status, ...(ctx.state.routeLabel ? { route: ctx.state.routeLabel } : {}) },
+          ipAddress: ctx.state.clientIp,
+          requestId: ctx.state.requestId,
+        });
+      }
     }
   };
 }

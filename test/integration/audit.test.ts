@@ -90,3 +90,19 @@ test('deleting the newest event is noticed (as a broken link once newer events f
   expect(r.body.chain_valid).toBe(false);
   expect(r.body.broken_at_event_id !== null || r.body.head_matches === false).toBe(true);
 });
+
+test('a request whose handler records its own event has exactly that one record; a failed one has the generic record', async () => {
+  const created = await call('POST', '/v1/auth/api-keys', { token: owner.token, body: { name: 'one-record' } });
+  expect(created.status).toBe(201);
+  const failed = await call('POST', '/v1/auth/api-keys', { token: owner.token, body: { name: '' } });
+  const all = (await call('GET', '/v1/audit/events?limit=200', { token: owner.token })).body.events;
+  const forCreated = all.filter((e: any) => e.request_id === created.headers.get('x-request-id'));
+  expect(forCreated).toHaveLength(1);
+  expect(forCreated[0]).toEqual(expect.objectContaining({
+    action: 'api_key.create', ip_address: '127.0.0.1', actor_id: owner.userId,
+    details: expect.objectContaining({ request: { method: 'POST', path: '/v1/auth/api-keys' } }),
+  }));
+  const forFailed = all.filter((e: any) => e.request_id === failed.headers.get('x-request-id'));
+  expect(forFailed.map((e: any) => e.action)).toEqual(['http.request']);
+  expect(forFailed[0].details.status).toBe(400);
+});
