@@ -54,6 +54,19 @@ export async function mailTo(to: string, pattern: RegExp, timeoutMs = 30_000): P
   throw new Error(`no mail to ${to} matching ${pattern} within ${timeoutMs} ms`);
 }
 
+/** A new account that joined `owner`'s organization as a member through an e-mailed invitation. */
+export async function joinAsMember(owner: Account, tag = 'member'): Promise<Account> {
+  const email = uniqueEmail(tag);
+  const inv = await call('POST', '/v1/org/invite', { token: owner.token, body: { email, role: 'member' } });
+  if (inv.status !== 200) throw new Error(`invite failed: ${inv.status} ${inv.text}`);
+  const token = (await mailTo(email, /Invitation token: (inv_\S+)/))[1]!;
+  const accepted = await call('POST', '/v1/org/invitations/accept', { body: { token, password: PASSWORD } });
+  if (accepted.status !== 200) throw new Error(`accept failed: ${accepted.status} ${accepted.text}`);
+  const me = await call('GET', '/v1/auth/me', { token: accepted.body.access_token });
+  if (me.body.role !== 'member') throw new Error(`expected role member, got ${me.body.role}`);
+  return { email, password: PASSWORD, token: accepted.body.access_token, userId: me.body.id, orgId: me.body.org_id };
+}
+
 let pool: pg.Pool | undefined;
 /** Direct database access, for checks the API deliberately cannot show (tampering, removal). */
 export function db(): pg.Pool {

@@ -3,23 +3,12 @@
 // Intents API flag, deactivation, key rotation and expiry, guardrail validation and audit.
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { call, closeDb, eventually, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res } from '../helpers/api.ts';
+import { call, closeDb, eventually, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from '../helpers/api.ts';
 
 afterAll(closeDb);
 
 const OCV_KEY = /^ocv_[A-Za-z0-9_-]{43}$/;
 
-async function joinAsMember(owner: Account): Promise<Account> {
-  const email = uniqueEmail('agt-member');
-  const inv = await call('POST', '/v1/org/invite', { token: owner.token, body: { email, role: 'member' } });
-  expect(inv.status).toBe(200);
-  const token = (await mailTo(email, /Invitation token: (inv_\S+)/))[1]!;
-  const accepted = await call('POST', '/v1/org/invitations/accept', { body: { token, password: PASSWORD } });
-  expect(accepted.status).toBe(200);
-  const me = await call('GET', '/v1/auth/me', { token: accepted.body.access_token });
-  expect(me.body.role).toBe('member');
-  return { email, password: PASSWORD, token: accepted.body.access_token, userId: me.body.id, orgId: me.body.org_id };
-}
 
 type Agent = { id: string; apiKey: string; body: any };
 
@@ -73,7 +62,7 @@ describe('registering, listing and managing agents', () => {
 
   beforeAll(async () => {
     owner = await signup('agt-reg');
-    member = await joinAsMember(owner);
+    member = await joinAsMember(owner, 'agt-member');
     stranger = await signup('agt-reg-stranger');
   });
 

@@ -1,22 +1,10 @@
 // Policies (§2.5, §4.4) over HTTP against the real stack: CRUD, validation, who may manage them,
 // and their live effect on a member's access (no token refresh between a change and its effect).
 import { randomUUID } from 'node:crypto';
-import { call, closeDb, db, eventually, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res } from '../helpers/api.ts';
+import { call, closeDb, db, eventually, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from '../helpers/api.ts';
 
 afterAll(closeDb);
 
-/** A new account that joined `owner`'s organization as a member through an e-mailed invitation. */
-async function joinAsMember(owner: Account): Promise<Account> {
-  const email = uniqueEmail('pol-member');
-  const inv = await call('POST', '/v1/org/invite', { token: owner.token, body: { email, role: 'member' } });
-  expect(inv.status).toBe(200);
-  const token = (await mailTo(email, /Invitation token: (inv_\S+)/))[1]!;
-  const accepted = await call('POST', '/v1/org/invitations/accept', { body: { token, password: PASSWORD } });
-  expect(accepted.status).toBe(200);
-  const me = await call('GET', '/v1/auth/me', { token: accepted.body.access_token });
-  expect(me.body.role).toBe('member');
-  return { email, password: PASSWORD, token: accepted.body.access_token, userId: me.body.id, orgId: me.body.org_id };
-}
 
 async function createVault(a: Account, name = 'pol-vault'): Promise<string> {
   const r = await call('POST', '/v1/vaults', { token: a.token, body: { name } });
@@ -197,7 +185,7 @@ describe('who may manage policies', () => {
 
   beforeAll(async () => {
     owner = await signup('pol-roles');
-    member = await joinAsMember(owner);
+    member = await joinAsMember(owner, 'pol-member');
     stranger = await signup('pol-roles-stranger');
     vaultId = await createVault(owner);
   });
@@ -259,7 +247,7 @@ describe("a policy's live effect on a member's access", () => {
 
   beforeAll(async () => {
     owner = await signup('pol-effect');
-    member = await joinAsMember(owner);
+    member = await joinAsMember(owner, 'pol-member');
     vaultId = await createVault(owner);
     for (const [path, value] of [['team/a', 'A'], ['team/a/b', 'AB'], ['team/secret', 'S'], ['other/x', 'X']]) {
       expect((await putSecret(owner.token, vaultId, path!, value!)).status).toBe(201);

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { call, apiUrl, closeDb, db, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res } from '../helpers/api.ts';
+import { call, apiUrl, closeDb, db, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from '../helpers/api.ts';
 
 afterAll(closeDb);
 
@@ -77,18 +77,6 @@ async function listAll(a: Account, vaultId: string): Promise<string[]> {
   return (r.body.secrets as { path: string }[]).map((s) => s.path);
 }
 
-/** A new account that joined `owner`'s organization as a member through an invitation. */
-async function joinAsMember(owner: Account): Promise<Account> {
-  const email = uniqueEmail('vault-member');
-  const inv = await call('POST', '/v1/org/invite', { token: owner.token, body: { email, role: 'member' } });
-  expect(inv.status).toBe(200);
-  const token = (await mailTo(email, /Invitation token: (inv_\S+)/))[1]!;
-  const accepted = await call('POST', '/v1/org/invitations/accept', { body: { token, password: PASSWORD } });
-  expect(accepted.status).toBe(200);
-  const me = await call('GET', '/v1/auth/me', { token: accepted.body.access_token });
-  expect(me.body.role).toBe('member');
-  return { email, password: PASSWORD, token: accepted.body.access_token, userId: me.body.id, orgId: me.body.org_id };
-}
 
 function regularFilesUnder(dir: string): string[] {
   let entries: fs.Dirent[];
@@ -215,7 +203,7 @@ describe('vaults', () => {
     const boss = await signup('vault-boss');
     const ownersVault = await newVault(boss, 'owner-only');
     await putOk(boss, ownersVault, 'team/db', 'owner-only-value');
-    const member = await joinAsMember(boss);
+    const member = await joinAsMember(boss, 'vault-member');
     expect(member.orgId).toBe(boss.orgId);
 
     const list = await call('GET', '/v1/vaults', { token: member.token });
