@@ -1,11 +1,12 @@
 // Activities of the account-deletion workflow.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Kms } from '../domain/crypto/kms/kms.ts';
 import { deleteAccountDataBatch } from '../domain/accounts/account-deletion.ts';
 
-export function createAccountActivities(deps: { em: () => EntityManager }) {
+export function createAccountActivities(deps: { em: () => EntityManager; kms: Kms }) {
   return {
     async deleteAccountDataBatch(userId: string): Promise<{ done: boolean }> {
-      return deleteAccountDataBatch(deps.em(), userId);
+      return deleteAccountDataBatch(deps.em(), deps.kms, userId);
     },
   };
 }

@@ -42,7 +42,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const common = { connection, namespace: config.temporalNamespace, ...code };
   const workers = [
     await Worker.create({ ...common, taskQueue: TASK_QUEUES.mail, activities: createMailActivities({ em, transport }) }),
-    await Worker.create({ ...common, taskQueue: TASK_QUEUES.accounts, activities: createAccountActivities({ em }) }),
+    await Worker.create({ ...common, taskQueue: TASK_QUEUES.accounts, activities: createAccountActivities({ em, kms: core.kms }) }),
   ];
   const runs = workers.map((w) => w.run());
   const client = await connectTemporal(temporalAddress, config.temporalNamespace);

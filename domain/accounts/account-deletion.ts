@@ -2,12 +2,15 @@
 // a workflow then removes the data in batches. When the user was the organization's only member,
 // the organization and everything in it go too.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Kms } from '../crypto/kms/kms.ts';
 
 const BATCH = 1000;
+const VAULT_BATCH = 20;
 
 /** Deletes one batch; `done` once nothing of the account is left. Safe to repeat. */
-export async function deleteAccountDataBatch(em: EntityManager, userId: string): Promise<{ done: boolean }> {
-  return em.transactional(async (tx) => {
+export async function deleteAccountDataBatch(em: EntityManager, kms: Kms, userId: string): Promise<{ done: boolean }> {
+  const keysToDestroy: string[] = [];
+  const result = await em.transactional(async (tx) => {
     const users = await tx.execute<{ org_id: string | null; status: string }[]>('SELECT org_id, status FROM users WHERE id = ? FOR UPDATE', [userId]);
     const user = users[0];
     if (!user) return { done: true };
@@ -23,6 +26,15 @@ export async function deleteAccountDataBatch(em: EntityManager, userId: string):
       const removed = await tx.execute<{ id: string }[]>(
         'DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE org_id = ? LIMIT ?) RETURNING id', [orgId, BATCH]);
       if (removed.length === BATCH) return { done: false };
+      const events = await tx.execute<{ id: string }[]>(
+        'DELETE FROM event_outbox WHERE id IN (SELECT id FROM event_outbox WHERE org_id = ? LIMIT ?) RETURNING id', [orgId, BATCH]);
+      if (events.length === BATCH) return { done: false };
+      // A few vaults per batch: each takes its secrets and versions with it (ON DELETE CASCADE),
+      // and its key is destroyed in the KMS once this transaction has committed.
+      const vaults = await tx.execute<{ id: string; key_ref: string }[]>(
+        'DELETE FROM vaults WHERE id IN (SELECT id FROM vaults WHERE org_id = ? LIMIT ?) RETURNING id, key_ref', [orgId, VAULT_BATCH]);
+      keysToDestroy.push(...vaults.map((v) => v.key_ref).filter((r) => r !== 'destroyed'));
+      if (vaults.length === VAULT_BATCH) return { done: false };
       await tx.execute('DELETE FROM audit_chain_heads WHERE chain_key = ?', [orgId]);
       await tx.execute('DELETE FROM ip_rules WHERE org_id = ?', [orgId]);
       await tx.execute('DELETE FROM invitations WHERE org_id = ?', [orgId]);
@@ -35,6 +47,9 @@ export async function deleteAccountDataBatch(em: EntityManager, userId: string):
     if (orgId && soleMember) await tx.execute('DELETE FROM organizations WHERE id = ?', [orgId]);
     return { done: true };
   });
+  // Destroying an already-destroyed key is a no-op, so a retried batch is safe.
+  for (const ref of keysToDestroy) await kms.destroyVaultKey(ref);
+  return result;
 }
 
 export async function accountsAwaitingDeletion(em: EntityManager, olderThanSeconds: number): Promise<string[]> {

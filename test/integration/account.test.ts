@@ -319,6 +319,10 @@ describe('account deletion', () => {
     expect(k.status).toBe(201);
     const apiKey: string = k.body.api_key;
     expect((await call('GET', '/v1/auth/me', { token: apiKey })).status).toBe(200);
+    // Encrypted data and an agent too: all of it goes with a sole member's organization.
+    const vault = (await call('POST', '/v1/vaults', { token: a.token, body: { name: 'doomed' } })).body.id;
+    expect((await call('PUT', `/v1/vaults/${vault}/secrets/db/password`, { token: a.token, body: { value: 'doomed-secret' } })).status).toBe(201);
+    expect((await call('POST', '/v1/agents', { token: a.token, body: { name: 'doomed-bot' } })).status).toBe(201);
     const before = await db().query('SELECT count(*)::int AS n FROM audit_events WHERE org_id = $1', [a.orgId]);
     expect(before.rows[0].n).toBeGreaterThan(0);
 
@@ -334,7 +338,11 @@ describe('account deletion', () => {
       const left = await count('SELECT count(*)::int AS n FROM users WHERE id = $1', a.userId)
         + await count('SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1', a.userId)
         + await count('SELECT count(*)::int AS n FROM organizations WHERE id = $1', a.orgId)
-        + await count('SELECT count(*)::int AS n FROM audit_events WHERE org_id = $1', a.orgId);
+        + await count('SELECT count(*)::int AS n FROM audit_events WHERE org_id = $1', a.orgId)
+        + await count('SELECT count(*)::int AS n FROM vaults WHERE org_id = $1', a.orgId)
+        + await count('SELECT count(*)::int AS n FROM secrets WHERE org_id = $1', a.orgId)
+        + await count('SELECT count(*)::int AS n FROM agents WHERE org_id = $1', a.orgId)
+        + await count('SELECT count(*)::int AS n FROM event_outbox WHERE org_id = $1', a.orgId);
       return left === 0 ? true : undefined;
     }, 60_000);
     // Still gone a moment later (no late writes re-create the organization's trail), and still no way in.

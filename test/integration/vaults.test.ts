@@ -33,6 +33,8 @@ describe('vaults', () => {
     await putOk(owner, id, 'db/password', 'hunter2-vault-delete');
     expect((await call('DELETE', `/v1/vaults/${id}`, { token: owner.token })).status).toBe(204);
     isProblem(await call('GET', `/v1/vaults/${id}`, { token: owner.token }), 404);
+    // Crypto-shredded: the row no longer holds (or points to) its key.
+    expect((await db().query('SELECT key_ref FROM vaults WHERE id = $1', [id])).rows[0].key_ref).toBe('destroyed');
     isProblem(await call('GET', secretUrl(id, 'db/password'), { token: owner.token }), 404);
     isProblem(await call('GET', `/v1/vaults/${id}/secrets`, { token: owner.token }), 404);
     isProblem(await call('PUT', secretUrl(id, 'db/other'), { token: owner.token, body: { value: 'x' } }), 404);

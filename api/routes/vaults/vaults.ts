@@ -50,10 +50,11 @@ export const vaultRoutes = [
       const { vault } = await loadVisibleVault(em, caller, params.vault_id);
       if (!isManager(caller) && !isVaultCreator(caller, vault)) throw forbidden('Only organization owners and admins, or the vault creator, can delete a vault');
       await em.transactional(async (tx) => {
-        await tx.execute('UPDATE vaults SET deleted_at = now() WHERE id = ? AND deleted_at IS NULL', [vault.id]);
+        // Crypto-shredding: the row forgets its key reference (for `local`, the sealed key itself).
+        await tx.execute("UPDATE vaults SET deleted_at = now(), key_ref = 'destroyed' WHERE id = ? AND deleted_at IS NULL", [vault.id]);
         await tx.execute('UPDATE secrets SET deleted_at = coalesce(deleted_at, now()) WHERE vault_id = ?', [vault.id]);
       });
-      // The key goes last: once destroyed, nothing under it can ever be decrypted again.
+      // Then the key itself: once destroyed, nothing under it can ever be decrypted again.
       await s.kms.destroyVaultKey(vault.key_ref);
       await auditAction(ctx, s, 'vault.delete', { resourceType: 'vault', resourceId: vault.id });
       ctx.status = 204;
