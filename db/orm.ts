@@ -7,8 +7,11 @@ export type Db = MikroORM;
 export type Em = EntityManager;
 
 export async function openDb(databaseUrl: string, poolMax = 10): Promise<MikroORM> {
+  // libpq and node-pg read `?host=/dir` as a Unix-socket directory; MikroORM takes it as an option.
+  const socketDir = new URL(databaseUrl).searchParams.get('host') ?? undefined;
   return MikroORM.init({
     clientUrl: databaseUrl,
+    ...(socketDir?.startsWith('/') ? { host: socketDir } : {}),
     entities,
     debug: false,
     pool: { min: 0, max: poolMax },
