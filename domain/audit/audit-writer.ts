@@ -49,7 +49,7 @@ export class AuditWriter {
       actorId: e.actorId ?? null,
       resourceType: e.resourceType ?? null,
       resourceId: e.resourceId ?? null,
-      details: JSON.parse(canonicalJson(e.details ?? {})) as Record<string, unknown>,
+      details: e.details ?? {},
       ipAddress: e.ipAddress ?? null,
       requestId: e.requestId ?? null,
       createdAt: new Date(),
@@ -105,9 +105,11 @@ export class AuditWriter {
       const values: unknown[] = [];
       let prev = prevHead;
       for (const f of events) {
-        const hash = chainHash(this.key, prev, f);
+        // One canonical text of the details serves both the hash and the stored jsonb.
+        const detailsJson = canonicalJson(f.details);
+        const hash = chainHash(this.key, prev, f, detailsJson);
         values.push(f.id, f.chainKey, f.orgId, f.action, f.actorType, f.actorId, f.resourceType, f.resourceId,
-          JSON.stringify(f.details), f.ipAddress, f.requestId, f.createdAt, prev, hash);
+          detailsJson, f.ipAddress, f.requestId, f.createdAt, prev, hash);
         prev = hash;
       }
       const n = 14;

@@ -28,8 +28,9 @@ export function canonicalJson(v: unknown): string {
   return `{${Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
 }
 
-export function chainHash(key: KeyObject, prevHash: string, e: ChainedFields): string {
+/** `detailsJson` is canonicalJson(e.details); a writer that already has it passes it in. */
+export function chainHash(key: KeyObject, prevHash: string, e: ChainedFields, detailsJson = canonicalJson(e.details)): string {
   const parts = [prevHash, e.id, e.chainKey, e.orgId ?? '', e.action, e.actorType ?? '', e.actorId ?? '',
-    e.resourceType ?? '', e.resourceId ?? '', e.ipAddress ?? '', e.requestId ?? '', e.createdAt.toISOString(), canonicalJson(e.details)];
+    e.resourceType ?? '', e.resourceId ?? '', e.ipAddress ?? '', e.requestId ?? '', e.createdAt.toISOString(), detailsJson];
   return createHmac('sha256', key).update(parts.join('\u001f')).digest('hex');
 }

@@ -43,6 +43,14 @@ async function authorizeOnVault(ctx: AppContext, s: ApiServices, principal: Prin
   return { caller, vault, policies };
 }
 
+/** Reads, audits (the value is returned only once the record is durable) and answers uncached. */
+async function respondWithSecret(ctx: AppContext, s: ApiServices, principal: Principal, vaultId: string, path: string, version: number | null) {
+  const secret = await readSecret(s.hot, s.kms, principal, ctx.state.clientIp, vaultId, path, version,
+    (r) => auditAction(ctx, s, 'secret.read', { resourceType: 'secret', resourceId: r.secretId, details: { vault_id: r.vaultId, path, version: r.version } }));
+  ctx.set('Cache-Control', 'no-store');
+  json(ctx, 200, secret);
+}
+
 export const secretRoutes = [
   route({
     method: 'PUT', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal',
@@ -69,10 +77,7 @@ export const secretRoutes = [
     responses: { 200: 'Secret with value', 403: 'No read permission', 404: 'Not found', 410: 'Expired or disabled' },
     async handler({ ctx, params, query, principal, services: s }) {
       const path = canonicalSecretPath(rawTail(ctx, 'secrets'));
-      const secret = await readSecret(s.hot, s.kms, principal, ctx.state.clientIp, params.vault_id, path, query.version ?? null,
-        (r) => auditAction(ctx, s, 'secret.read', { resourceType: 'secret', resourceId: r.secretId, details: { vault_id: r.vaultId, path, version: r.version } }));
-      ctx.set('Cache-Control', 'no-store');
-      json(ctx, 200, secret);
+      await respondWithSecret(ctx, s, principal, params.vault_id, path, query.version ?? null);
     },
   }),
   route({
@@ -131,10 +136,7 @@ export const secretRoutes = [
       const versionText = cut > 0 ? tail.slice(cut + 1) : '';
       if (!/^[1-9]\d{0,8}$/.test(versionText)) throw badRequest('version: the URL must end with /{path}/{version} where version is a positive integer');
       const path = canonicalSecretPath(tail.slice(0, cut));
-      const secret = await readSecret(s.hot, s.kms, principal, ctx.state.clientIp, params.vault_id, path, Number(versionText),
-        (r) => auditAction(ctx, s, 'secret.read', { resourceType: 'secret', resourceId: r.secretId, details: { vault_id: r.vaultId, path, version: r.version } }));
-      ctx.set('Cache-Control', 'no-store');
-      json(ctx, 200, secret);
+      await respondWithSecret(ctx, s, principal, params.vault_id, path, Number(versionText));
     },
   }),
 ];
