@@ -4,6 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
 import { iso } from '../time.ts';
 import { notFound } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 
 export const AGENT_KEY_PREFIX = 'ocv_';
 
@@ -66,7 +67,8 @@ export async function insertAgent(tx: EntityManager, orgId: string, createdBy: s
 }
 
 export async function loadAgent(em: EntityManager, orgId: string, agentId: string): Promise<AgentRow> {
-  const rows = await em.execute<AgentRow[]>("SELECT * FROM agents WHERE id::text = ? AND org_id = ? AND status <> 'pending'", [agentId, orgId]);
+  if (!isUuid(agentId)) throw notFound('Agent');
+  const rows = await em.execute<AgentRow[]>("SELECT * FROM agents WHERE id = ? AND org_id = ? AND status <> 'pending'", [agentId, orgId]);
   if (!rows[0]) throw notFound('Agent');
   return rows[0];
 }

@@ -6,6 +6,7 @@ import type { Principal } from '../auth/principal.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { iso } from '../time.ts';
 import { badRequest, notFound } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 
 export type PolicyRecord = {
   id: string; vault_id: string; org_id: string; secret_path_pattern: string; principal_type: 'user' | 'agent'; principal_id: string;
@@ -30,9 +31,9 @@ export type PolicyInput = {
 /** The principal must exist in the caller's organization: grants never cross tenants. */
 async function assertPrincipalInOrg(tx: EntityManager, orgId: string, type: 'user' | 'agent', id: string): Promise<void> {
   const sql = type === 'user'
-    ? "SELECT 1 FROM users WHERE id::text = ? AND org_id = ? AND status = 'active'"
-    : "SELECT 1 FROM agents WHERE id::text = ? AND org_id = ? AND status <> 'inactive'";
-  if ((await tx.execute(sql, [id, orgId])).length === 0) {
+    ? "SELECT 1 FROM users WHERE id = ? AND org_id = ? AND status = 'active'"
+    : "SELECT 1 FROM agents WHERE id = ? AND org_id = ? AND status <> 'inactive'";
+  if (!isUuid(id) || (await tx.execute(sql, [id, orgId])).length === 0) {
     throw badRequest(`principal_id: no active ${type} with this id in your organization`);
   }
 }
@@ -52,6 +53,7 @@ export async function createPolicy(tx: EntityManager, actor: Principal, vaultId:
 export type PolicyUpdate = Partial<Pick<PolicyInput, 'permissions' | 'conditions' | 'expires_at' | 'effect' | 'priority'>>;
 
 export async function updatePolicy(tx: EntityManager, actor: Principal, vaultId: string, policyId: string, u: PolicyUpdate): Promise<PolicyRecord> {
+  if (!isUuid(policyId)) throw notFound('Policy');
   const rows = await tx.execute<PolicyRecord[]>(
     `UPDATE policies SET
        permissions = coalesce(?::jsonb, permissions),
@@ -60,7 +62,7 @@ export async function updatePolicy(tx: EntityManager, actor: Principal, vaultId:
        effect = coalesce(?, effect),
        priority = coalesce(?, priority),
        updated_at = now()
-     WHERE id::text = ? AND vault_id = ? AND org_id = ? RETURNING *`,
+     WHERE id = ? AND vault_id = ? AND org_id = ? RETURNING *`,
     [u.permissions ? JSON.stringify(u.permissions) : null, u.conditions ? JSON.stringify(u.conditions) : null,
       u.expires_at !== undefined, u.expires_at ?? null, u.effect ?? null, u.priority ?? null, policyId, vaultId, actor.orgId]);
   const p = rows[0];
@@ -70,7 +72,8 @@ export async function updatePolicy(tx: EntityManager, actor: Principal, vaultId:
 }
 
 export async function deletePolicy(tx: EntityManager, actor: Principal, vaultId: string, policyId: string): Promise<PolicyRecord> {
-  const rows = await tx.execute<PolicyRecord[]>('DELETE FROM policies WHERE id::text = ? AND vault_id = ? AND org_id = ? RETURNING *', [policyId, vaultId, actor.orgId]);
+  if (!isUuid(policyId)) throw notFound('Policy');
+  const rows = await tx.execute<PolicyRecord[]>('DELETE FROM policies WHERE id = ? AND vault_id = ? AND org_id = ? RETURNING *', [policyId, vaultId, actor.orgId]);
   const p = rows[0];
   if (!p) throw notFound('Policy');
   await emitEvent(tx, actor.orgId, 'policy.deleted', { vault_id: vaultId, policy_id: p.id, principal_type: p.principal_type, principal_id: p.principal_id });

@@ -7,6 +7,7 @@ import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { canSeeVault, type Caller, type PolicyRow } from '../policies/access.ts';
 import { iso } from '../time.ts';
 import { notFound } from '../errors.ts';
+import { isUuid } from '../ids.ts';
 
 export const AGENT_KEYS_VAULT = '__agent-keys';
 
@@ -63,8 +64,9 @@ export async function listVisibleVaults(em: EntityManager, c: Caller): Promise<V
 
 /** A standard vault the caller may see; anything else (missing, other org, invisible) is a 404. */
 export async function loadVisibleVault(em: EntityManager, c: Caller, vaultId: string): Promise<{ vault: VaultRow; policies: PolicyRow[] }> {
+  if (!isUuid(vaultId)) throw notFound('Vault');
   const rows = await em.execute<VaultRow[]>(
-    "SELECT * FROM vaults WHERE id::text = ? AND org_id = ? AND deleted_at IS NULL AND kind = 'standard'", [vaultId, c.principal.orgId]);
+    "SELECT * FROM vaults WHERE id = ? AND org_id = ? AND deleted_at IS NULL AND kind = 'standard'", [vaultId, c.principal.orgId]);
   const vault = rows[0];
   if (!vault) throw notFound('Vault');
   const policies = (await policiesOf(em, c.principal, [vault.id])).get(vault.id) ?? [];

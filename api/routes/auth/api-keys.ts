@@ -5,6 +5,7 @@ import { auditAction } from '../../audit-action.ts';
 import { ApiKey } from '../../../db/entities/index.ts';
 import { presentApiKey } from '../../../domain/accounts/presenters.ts';
 import { badRequest, notFound } from '../../../domain/errors.ts';
+import { isUuid } from '../../../domain/ids.ts';
 
 const MAX_KEYS_PER_USER = 50;
 
@@ -44,10 +45,11 @@ export const apiKeyRoutes = [
     params: z.object({ key_id: z.string() }),
     responses: { 204: 'Revoked', 404: 'No such key' },
     async handler({ ctx, params, principal, services: s }) {
+      if (!isUuid(params.key_id)) throw notFound('API key');
       const em = s.em();
       const revoked = await em.transactional(async (tx) => {
         const rows = await tx.execute<{ id: string }[]>(
-          'UPDATE api_keys SET is_active = false WHERE id::text = ? AND user_id = ? AND is_active RETURNING id', [params.key_id, principal.id]);
+          'UPDATE api_keys SET is_active = false WHERE id = ? AND user_id = ? AND is_active RETURNING id', [params.key_id, principal.id]);
         if (rows.length > 0) await s.apiKeys.announceChange(tx, principal.id);
         return rows.length > 0;
       });

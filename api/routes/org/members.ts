@@ -6,13 +6,15 @@ import { requireManager, type Role } from '../../../domain/org/roles.ts';
 import { iso } from '../../../domain/time.ts';
 import { conflict, forbidden, notFound } from '../../../domain/errors.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { isUuid } from '../../../domain/ids.ts';
 
 type MemberRow = { id: string; email: string; display_name: string | null; role: Role; auth_method: string; created_at: string };
 const present = (m: MemberRow) => ({ id: m.id, user_id: m.id, email: m.email, display_name: m.display_name, role: m.role, auth_method: m.auth_method, created_at: iso(m.created_at) });
 
 async function member(em: EntityManager, orgId: string, userId: string): Promise<MemberRow> {
+  if (!isUuid(userId)) throw notFound('Member');
   const rows = await em.execute<MemberRow[]>(
-    "SELECT id, email, display_name, role, auth_method, created_at FROM users WHERE id::text = ? AND org_id = ? AND status = 'active'", [userId, orgId]);
+    "SELECT id, email, display_name, role, auth_method, created_at FROM users WHERE id = ? AND org_id = ? AND status = 'active'", [userId, orgId]);
   if (!rows[0]) throw notFound('Member');
   return rows[0];
 }

@@ -9,6 +9,7 @@ import { ipDecision } from '../../../domain/org/ip-rule-cache.ts';
 import { IpRule } from '../../../db/entities/index.ts';
 import { iso } from '../../../domain/time.ts';
 import { badRequest, notFound } from '../../../domain/errors.ts';
+import { isUuid } from '../../../domain/ids.ts';
 
 const MAX_RULES = 200;
 
@@ -76,8 +77,9 @@ export const ipRuleRoutes = [
     async handler({ ctx, params, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);
+      if (!isUuid(params.rule_id)) throw notFound('IP rule');
       const deleted = await em.transactional(async (tx) => {
-        const rows = await tx.execute<{ id: string }[]>('DELETE FROM ip_rules WHERE id::text = ? AND org_id = ? RETURNING id', [params.rule_id, principal.orgId]);
+        const rows = await tx.execute<{ id: string }[]>('DELETE FROM ip_rules WHERE id = ? AND org_id = ? RETURNING id', [params.rule_id, principal.orgId]);
         if (rows.length > 0) await s.ipRules.announceChange(tx, principal.orgId);
         return rows.length > 0;
       });
