@@ -16,7 +16,7 @@ import type { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
 export type ApiServices = {
   config: Config;
   db: MikroORM;
-  /** Prepared single-row reads for hot paths, on MikroORM's own pool. */
+  /** Prepared statements for hot paths, on a pool of their own with generic plans. */
   hot: HotReads;
   /** A fresh EntityManager fork: use one per request or unit of work. */
   em: () => EntityManager;

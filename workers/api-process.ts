@@ -25,7 +25,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   await migrate(em(), (m) => log.info(m));
   const bus = new InvalidationBus(databaseUrl, (m) => log.warn(m));
   const revocations = new RevocationList(em, bus);
-  const hot = await hotReads(core.db);
+  const hot = hotReads(databaseUrl);
   const apiKeys = new ApiKeyService(core.pepper, hot, bus);
   const ipRules = new IpRuleCache(em, bus);
   await bus.start();
@@ -55,6 +55,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
     stop: async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); });
       await audit.drain().catch(() => {});
+      await hot.close();
       await bus.close();
       await temporal.connection.close();
       await core.kms.close();

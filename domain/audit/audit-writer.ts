@@ -1,6 +1,13 @@
-// Writes audit events in small batches: one transaction per batch locks each chain head,
-// links the events and inserts them. Callers that must not proceed without a durable record
+// Writes audit events in batches, one statement per batch: a compare-and-swap of the chain head
+// and the insert of the linked events. Callers that must not proceed without a durable record
 // (secret reads, credential changes) await the promise; request-level records do not.
+//
+// Each chain has at most one batch in flight; events that arrive meanwhile wait for the next.
+// The next batch is formed one event-loop turn later (setImmediate), so every read that
+// finished in this turn joins it: batches grow with load and each costs one commit, which is
+// the dominant cost of an awaited audit record (a synchronous WAL flush per statement).
+// Appends go over one dedicated connection, so there is no pool checkout on this path.
+
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { HotReads } from '../../db/hot-reads.ts';
 import { chainHash, GENESIS_HASH, canonicalJson, type ChainedFields } from './chain-hash.ts';
@@ -18,19 +25,45 @@ export type AuditEventInput = {
   requestId?: string | null;
 };
 
-type Pending = { fields: ChainedFields; resolve: () => void; reject: (e: unknown) => void };
+type Pending = { fields: ChainedFields; detailsJson: string; resolve: () => void; reject: (e: unknown) => void };
+
+/** A batch linked from `prev`: its column arrays and the head it leaves. */
+type Linked = { prev: string; last: string; columns: unknown[][] };
+
+type ChainState = {
+  queue: Pending[];
+  /** The batch being written, if any; it settles after its events are resolved or rejected. */
+  inFlight: Promise<void> | undefined;
+  /** The chain's head as this process last wrote or read it; undefined means read it first. */
+  head: string | undefined;
+  scheduled: boolean;
+};
 
 const MAX_BATCH = 500;
+const MAX_IN_FLIGHT = 2;
+const MAX_ATTEMPTS = 10;
+
+// Compare-and-swap of the chain head and the insert of the linked events, atomic together; the
+// events are inserted in array order, so `seq` follows the chain.
+const APPEND_SQL = `
+WITH head AS (
+  UPDATE audit_chain_heads SET last_hash = $15, last_seq = last_seq + $16
+  WHERE chain_key = $17 AND last_hash = $18 RETURNING 1)
+INSERT INTO audit_events (id, chain_key, org_id, action, actor_type, actor_id, resource_type, resource_id, details, ip_address, request_id, created_at, prev_hash, integrity_hash)
+SELECT e.id, e.chain_key, e.org_id, e.action, e.actor_type, e.actor_id, e.resource_type, e.resource_id, e.details, e.ip_address, e.request_id, e.created_at, e.prev_hash, e.integrity_hash
+FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::jsonb[],
+            $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[])
+     WITH ORDINALITY AS e(id, chain_key, org_id, action, actor_type, actor_id, resource_type, resource_id, details,
+                          ip_address, request_id, created_at, prev_hash, integrity_hash, ord)
+WHERE EXISTS (SELECT 1 FROM head)
+ORDER BY e.ord
+RETURNING id`;
 
 export class AuditWriter {
-  private queue: Pending[] = [];
-  /** The running flush loop, if any: events arriving meanwhile form the next batch. */
-  private loop: Promise<void> | undefined;
+  private readonly chains = new Map<string, ChainState>();
   private readonly sql: HotReads;
   private readonly key: KeyObject;
   private readonly log: Logger;
-  /** The last head hash this process wrote or read, per chain. */
-  private readonly heads = new Map<string, string>();
 
   constructor(sql: HotReads, chainKey: KeyObject, log: Logger) {
     this.sql = sql;
@@ -54,8 +87,12 @@ export class AuditWriter {
       requestId: e.requestId ?? null,
       createdAt: new Date(),
     };
-    const done = new Promise<void>((resolve, reject) => this.queue.push({ fields, resolve, reject }));
-    this.loop ??= this.runLoop();
+    // One canonical text of the details serves the hash and the stored jsonb, on every attempt.
+    const detailsJson = canonicalJson(fields.details);
+    let st = this.chains.get(fields.chainKey);
+    if (!st) this.chains.set(fields.chainKey, st = { queue: [], inFlight: undefined, head: undefined, scheduled: false });
+    const done = new Promise<void>((resolve, reject) => st.queue.push({ fields, detailsJson, resolve, reject }));
+    this.schedule(fields.chainKey, st);
     return done;
   }
 
@@ -66,71 +103,64 @@ export class AuditWriter {
 
   /** Waits until everything queued so far is written. */
   async drain(): Promise<void> {
-    while (this.loop) await this.loop;
-  }
-
-  // No timer: the first event is written at once; events that arrive while a batch is being
-  // written are batched together, so batching grows with load and adds no latency when idle.
-  private async runLoop(): Promise<void> {
-    try {
-      while (this.queue.length > 0) await this.flush();
-    } finally {
-      this.loop = undefined;
+    for (;;) {
+      const busy = [...this.chains.values()].filter((st) => st.inFlight || st.queue.length > 0 || st.scheduled);
+      if (busy.length === 0) return;
+      await Promise.all(busy.map((st) => st.inFlight ?? new Promise((r) => setImmediate(r))));
     }
   }
 
-  private async flush(): Promise<void> {
-    const batch = this.queue.splice(0, MAX_BATCH);
-    if (batch.length === 0) return;
-    const byChain = new Map<string, Pending[]>();
-    for (const p of batch) byChain.set(p.fields.chainKey, [...(byChain.get(p.fields.chainKey) ?? []), p]);
-    await Promise.all([...byChain.entries()].map(async ([chain, items]) => {
-      try {
-        await this.append(chain, items.map((p) => p.fields));
-        for (const p of items) p.resolve();
-      } catch (e) {
-        for (const p of items) p.reject(e);
-      }
-    }));
+  // No timer: a lone event is written at once (one event-loop turn later); events that arrive
+  // while a batch is in flight form the next batch, so batching adds no latency when idle.
+  private schedule(chain: string, st: ChainState): void {
+    if (st.scheduled || st.inFlight) return;
+    st.scheduled = true;
+    setImmediate(() => {
+      st.scheduled = false;
+      if (!st.inFlight && st.queue.length > 0) this.writeNext(chain, st);
+    });
+  }
+
+  private writeNext(chain: string, st: ChainState): void {
+    const items = st.queue.splice(0, MAX_BATCH);
+    st.inFlight = this.append(chain, st, items).then(
+      () => { for (const p of items) p.resolve(); },
+      (e: unknown) => { st.head = undefined; for (const p of items) p.reject(e); },
+    ).finally(() => {
+      st.inFlight = undefined;
+      if (st.queue.length > 0) this.schedule(chain, st);
+      else if (this.chains.size > 10_000) this.chains.delete(chain); // bound the map; the head is re-read
+    });
+  }
+
+  private link(prev: string, items: Pending[]): Linked {
+    const columns: unknown[][] = Array.from({ length: 14 }, () => []);
+    let hash = prev;
+    for (const { fields: f, detailsJson } of items) {
+      const next = chainHash(this.key, hash, f, detailsJson);
+      const row = [f.id, f.chainKey, f.orgId, f.action, f.actorType, f.actorId, f.resourceType, f.resourceId,
+        detailsJson, f.ipAddress, f.requestId, f.createdAt, hash, next];
+      for (let i = 0; i < row.length; i++) columns[i]!.push(row[i]);
+      hash = next;
+    }
+    return { prev, last: hash, columns };
   }
 
   /**
-   * Appends events to one chain in a single statement: a compare-and-swap of the chain head
-   * (from the hash this process last saw) and the insert, atomic together. When another writer
-   * moved the head meanwhile, nothing is written; the head is re-read and the batch relinked.
+   * Links the batch from the head this process knows and writes it in one statement. When
+   * another writer (another process) moved the head meanwhile, nothing is written; the head is
+   * read again and the batch relinked.
    */
-  private async append(chain: string, events: ChainedFields[]): Promise<void> {
-    for (let attempt = 0; attempt < 10; attempt++) {
-      const prevHead = this.heads.get(chain) ?? (await this.readHead(chain));
-      const values: unknown[] = [];
-      let prev = prevHead;
-      for (const f of events) {
-        // One canonical text of the details serves both the hash and the stored jsonb.
-        const detailsJson = canonicalJson(f.details);
-        const hash = chainHash(this.key, prev, f, detailsJson);
-        values.push(f.id, f.chainKey, f.orgId, f.action, f.actorType, f.actorId, f.resourceType, f.resourceId,
-          detailsJson, f.ipAddress, f.requestId, f.createdAt, prev, hash);
-        prev = hash;
-      }
-      const n = 14;
-      const tuples = events.map((_, i) => {
-        const b = i * n;
-        return `($${b + 1}::uuid, $${b + 2}, $${b + 3}::uuid, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9}::jsonb, $${b + 10}, $${b + 11}, $${b + 12}::timestamptz, $${b + 13}, $${b + 14})`;
-      });
-      const k = events.length * n;
-      const rows = await this.sql.rows<{ id: string }>(
-        `WITH head AS (
-           UPDATE audit_chain_heads SET last_hash = $${k + 1}, last_seq = last_seq + $${k + 2}
-           WHERE chain_key = $${k + 3} AND last_hash = $${k + 4} RETURNING 1)
-         INSERT INTO audit_events (id, chain_key, org_id, action, actor_type, actor_id, resource_type, resource_id, details, ip_address, request_id, created_at, prev_hash, integrity_hash)
-         SELECT v.* FROM (VALUES ${tuples.join(', ')}) AS v WHERE EXISTS (SELECT 1 FROM head)
-         RETURNING id`,
-        [...values, prev, events.length, chain, prevHead]);
-      if (rows.length === events.length) {
-        this.heads.set(chain, prev);
+  private async append(chain: string, st: ChainState, items: Pending[]): Promise<void> {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const linked = this.link(st.head ?? await this.readHead(chain), items);
+      const rows = await this.sql.inOrder<{ id: string }>('audit-append', APPEND_SQL,
+        [...linked.columns, linked.last, items.length, chain, linked.prev]);
+      if (rows.length === items.length) {
+        st.head = linked.last;
         return;
       }
-      this.heads.delete(chain); // another writer advanced the head: read it again
+      st.head = undefined;
     }
     throw new Error(`audit chain ${chain} is too contended to append to`);
   }
