@@ -308,6 +308,23 @@ describe("a policy's live effect on a member's access", () => {
     expect(r.body.detail).toContain("'read'");
   });
 
+  test('the read path keeps policies between reads, yet a change made straight in the database applies on the next read', async () => {
+    // The secret read caches a principal's policies per vault version; a trigger moves the
+    // version on any change to policies, so no writer (API, console, migration) can bypass it.
+    const p = await grant('team/*', ['read']);
+    for (let i = 0; i < 3; i++) expect((await readSecret(member.token, vaultId, 'team/a')).status).toBe(200);
+    await db().query(`UPDATE policies SET permissions = '["write"]' WHERE id = $1`, [p.id]);
+    expect((await readSecret(member.token, vaultId, 'team/a')).status).toBe(403);
+    await db().query(`UPDATE policies SET permissions = '["read"]' WHERE id = $1`, [p.id]);
+    expect((await readSecret(member.token, vaultId, 'team/a')).status).toBe(200);
+    await db().query('DELETE FROM policies WHERE id = $1', [p.id]);
+    expect((await readSecret(member.token, vaultId, 'team/a')).status).toBe(403);
+    const { rows } = await db().query(`INSERT INTO policies (id, org_id, vault_id, secret_path_pattern, principal_type, principal_id, permissions, created_by, created_by_type)
+      VALUES (gen_random_uuid(), $1, $2, 'team/*', 'user', $3, '["read"]', $4, 'user') RETURNING id`, [owner.orgId, vaultId, member.userId, owner.userId]);
+    expect((await readSecret(member.token, vaultId, 'team/a')).status).toBe(200);
+    await del(rows[0].id);
+  });
+
   test('a ** policy covers nested paths (and the folder itself), nothing outside', async () => {
     const p = await grant('team/**', ['read']);
     expect((await readSecret(member.token, vaultId, 'team/a/b')).body.value).toBe('AB');
