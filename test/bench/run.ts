@@ -3,6 +3,7 @@
 //   BENCH_URL=http://host:port  benchmark a running server instead of starting one
 //   BENCH_SECONDS=5             measured seconds per run (after a 1 s warm-up)
 //   BENCH_CONNECTIONS=1,16,64   connection counts
+//   BENCH_ONLY=secret           only scenarios whose name contains this text (the baseline always runs)
 // Exits 1 when a run has more than 1% failed requests (non-2xx or connection errors).
 import autocannon from 'autocannon';
 import type { Result } from 'autocannon';
@@ -28,6 +29,7 @@ type Credentials = { email: string; password: string; jwt: string; apiKey: strin
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,16,64').split(',').map(Number);
+const ONLY = process.env.BENCH_ONLY;
 const MAX_FAILURE_RATE = 0.01;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -175,7 +177,9 @@ async function main(): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     const rows: Row[] = [];
-    for (const scenario of scenarios(await createCredentials(server.baseUrl))) {
+    const all = scenarios(await createCredentials(server.baseUrl));
+    const chosen = all.filter((s, i) => i === 0 || !ONLY || s.name.includes(ONLY));
+    for (const scenario of chosen) {
       for (const connections of CONNECTIONS) {
         log(`${scenario.name} with ${connections} connection(s) for ${SECONDS} s`);
         const result = await runScenario(server.baseUrl, scenario, connections);
