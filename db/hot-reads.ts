@@ -24,11 +24,12 @@ export type HotReads = {
   close(): Promise<void>;
 };
 
-export function hotReads(databaseUrl: string, max = 10): HotReads {
+export function hotReads(databaseUrl: string, max = 10, applicationName = 'ocv'): HotReads {
   // node-pg reads `?host=/dir` in the URL as a Unix-socket directory, as libpq does.
   const session = { connectionString: databaseUrl, options: '-c plan_cache_mode=force_generic_plan' };
-  const pool = new pg.Pool({ ...session, max });
-  const ordered = pipelinedClient(session);
+  // application_name tells these sessions apart in pg_stat_activity.
+  const pool = new pg.Pool({ ...session, max, application_name: `${applicationName}-hot` });
+  const ordered = pipelinedClient({ ...session, application_name: `${applicationName}-audit-append` });
   // An idle connection that the server drops must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   return {

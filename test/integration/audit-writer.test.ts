@@ -10,8 +10,8 @@ import { createLogger } from '../../domain/log.ts';
 const key = createSecretKey(randomBytes(32));
 const log = createLogger('error', 'audit-writer-test');
 const opened: HotReads[] = [];
-const writer = () => {
-  const sql = hotReads(process.env.TEST_DATABASE_URL!, 4);
+const writer = (applicationName = 'audit-writer-test') => {
+  const sql = hotReads(process.env.TEST_DATABASE_URL!, 4, applicationName);
   opened.push(sql);
   return new AuditWriter(sql, key, log);
 };
@@ -74,4 +74,29 @@ test('drain waits for everything queued, including fire-and-forget records', asy
   for (let i = 0; i < 30; i++) w.recordQuietly(event(orgId, i, 'q'));
   await w.drain();
   await assertValidChain(orgId, 30);
+});
+
+test('when its connection is killed, the writer fails the records in flight (so reads fail closed) and reconnects', async () => {
+  const orgId = randomUUID();
+  const name = `killed-${randomUUID().slice(0, 8)}`;
+  const w = writer(name);
+  await w.record(event(orgId, 0, 'k'));
+  const killed = await db().query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [`${name}-audit-append`]);
+  expect(killed.rowCount).toBe(1);
+  let written = 1;
+  let failed = 0;
+  for (let i = 1; written < 4; i++) {
+    try {
+      await w.record(event(orgId, i, 'k'));
+      written++;
+    } catch {
+      failed++;
+      expect(failed).toBeLessThanOrEqual(2);
+    }
+  }
+  // A record whose connection died after its commit may exist although its caller was refused;
+  // either way the chain stays one valid line.
+  const { rows } = await db().query('SELECT count(*)::int AS n FROM audit_events WHERE chain_key = $1', [orgId]);
+  expect(rows[0].n).toBeGreaterThanOrEqual(written);
+  await assertValidChain(orgId, rows[0].n);
 });
