@@ -12,8 +12,6 @@ import { pipelinedClient } from './pipelined-client.ts';
 export type HotReads = {
   /** One row of a named (prepared) statement. */
   one<T extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T | undefined>;
-  /** All rows of a named (prepared) statement. */
-  many<T extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]>;
   /**
    * All rows of a named statement sent on one pipelined connection: statements issued one after
    * another run in that order, without waiting for each other's round trips.
@@ -37,9 +35,6 @@ export function hotReads(databaseUrl: string, max = 10, applicationName = 'ocv')
     async one<T extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T | undefined> {
       const r = await pool.query<T>({ name, text, values });
       return r.rows[0] as T | undefined;
-    },
-    async many<T extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]> {
-      return (await pool.query<T>({ name, text, values })).rows;
     },
     inOrder: (name, text, values) => ordered.many(name, text, values),
     async rows<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<T[]> {
