@@ -4,12 +4,13 @@ import type { AppContext } from './route.ts';
 import type { ApiServices } from './services.ts';
 import type { Principal } from '../domain/auth/principal.ts';
 import { redactPath } from './pipeline/audit.ts';
+import type { ReadGuard } from '../domain/audit/read-guard.ts';
 
 export async function auditAction(
   ctx: AppContext,
   s: ApiServices,
   action: string,
-  e: { actor?: Pick<Principal, 'type' | 'id' | 'orgId'> | null; orgId?: string | null; resourceType?: string; resourceId?: string; details?: Record<string, unknown> } = {},
+  e: { actor?: Pick<Principal, 'type' | 'id' | 'orgId'> | null; orgId?: string | null; resourceType?: string; resourceId?: string; details?: Record<string, unknown>; guard?: ReadGuard } = {},
 ): Promise<void> {
   const actor = e.actor ?? ctx.state.principal ?? null;
   ctx.state.audited = true;
@@ -24,5 +25,6 @@ export async function auditAction(
     details: { ...(e.details ?? {}), request: { method: ctx.method, path: redactPath(ctx.path) } },
     ipAddress: ctx.state.clientIp,
     requestId: ctx.state.requestId,
+    guard: e.guard,
   });
 }

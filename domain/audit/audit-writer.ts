@@ -12,6 +12,7 @@ import { randomUUID, type KeyObject } from 'node:crypto';
 import type { HotReads } from '../../db/hot-reads.ts';
 import { chainHash, GENESIS_HASH, canonicalJson, type ChainedFields } from './chain-hash.ts';
 import type { Logger } from '../log.ts';
+import { GUARD_COLUMNS, StaleReadError, guardRow, staleGuardsSql, type ReadGuard } from './read-guard.ts';
 
 export type AuditEventInput = {
   orgId: string | null;
@@ -23,12 +24,14 @@ export type AuditEventInput = {
   details?: Record<string, unknown>;
   ipAddress?: string | null;
   requestId?: string | null;
+  /** Write this record only if the rows a cached read relied on are unchanged (see read-guard.ts). */
+  guard?: ReadGuard;
 };
 
-type Pending = { fields: ChainedFields; detailsJson: string; resolve: () => void; reject: (e: unknown) => void };
+type Pending = { fields: ChainedFields; detailsJson: string; guard: ReadGuard | undefined; resolve: () => void; reject: (e: unknown) => void };
 
-/** A batch linked from `prev`: its column arrays and the head it leaves. */
-type Linked = { prev: string; last: string; columns: unknown[][] };
+/** A batch linked from `prev`: its column arrays (events, then guards) and the head it leaves. */
+type Linked = { prev: string; last: string; columns: unknown[][]; guards: unknown[][] };
 
 type ChainState = {
   queue: Pending[];
@@ -40,24 +43,27 @@ type ChainState = {
 };
 
 const MAX_BATCH = 500;
-const MAX_IN_FLIGHT = 2;
 const MAX_ATTEMPTS = 10;
 
-// Compare-and-swap of the chain head and the insert of the linked events, atomic together; the
-// events are inserted in array order, so `seq` follows the chain.
+// The stale guards, the compare-and-swap of the chain head and the insert of the linked events,
+// atomic together: a stale guard or a moved head writes nothing. The events are inserted in
+// array order, so `seq` follows the chain.
 const APPEND_SQL = `
-WITH head AS (
+WITH stale AS (${staleGuardsSql(19)}),
+head AS (
   UPDATE audit_chain_heads SET last_hash = $15, last_seq = last_seq + $16
-  WHERE chain_key = $17 AND last_hash = $18 RETURNING 1)
-INSERT INTO audit_events (id, chain_key, org_id, action, actor_type, actor_id, resource_type, resource_id, details, ip_address, request_id, created_at, prev_hash, integrity_hash)
-SELECT e.id, e.chain_key, e.org_id, e.action, e.actor_type, e.actor_id, e.resource_type, e.resource_id, e.details, e.ip_address, e.request_id, e.created_at, e.prev_hash, e.integrity_hash
-FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::jsonb[],
-            $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[])
-     WITH ORDINALITY AS e(id, chain_key, org_id, action, actor_type, actor_id, resource_type, resource_id, details,
-                          ip_address, request_id, created_at, prev_hash, integrity_hash, ord)
-WHERE EXISTS (SELECT 1 FROM head)
-ORDER BY e.ord
-RETURNING id`;
+  WHERE chain_key = $17 AND last_hash = $18 AND NOT EXISTS (SELECT 1 FROM stale) RETURNING 1),
+ins AS (
+  INSERT INTO audit_events (id, chain_key, org_id, action, actor_type, actor_id, resource_type, resource_id, details, ip_address, request_id, created_at, prev_hash, integrity_hash)
+  SELECT e.id, e.chain_key, e.org_id, e.action, e.actor_type, e.actor_id, e.resource_type, e.resource_id, e.details, e.ip_address, e.request_id, e.created_at, e.prev_hash, e.integrity_hash
+  FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::jsonb[],
+              $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[])
+       WITH ORDINALITY AS e(id, chain_key, org_id, action, actor_type, actor_id, resource_type, resource_id, details,
+                            ip_address, request_id, created_at, prev_hash, integrity_hash, ord)
+  WHERE EXISTS (SELECT 1 FROM head)
+  ORDER BY e.ord
+  RETURNING 1)
+SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT array_agg(ord) FROM stale) AS stale`;
 
 export class AuditWriter {
   private readonly chains = new Map<string, ChainState>();
@@ -91,7 +97,7 @@ export class AuditWriter {
     const detailsJson = canonicalJson(fields.details);
     let st = this.chains.get(fields.chainKey);
     if (!st) this.chains.set(fields.chainKey, st = { queue: [], inFlight: undefined, head: undefined, scheduled: false });
-    const done = new Promise<void>((resolve, reject) => st.queue.push({ fields, detailsJson, resolve, reject }));
+    const done = new Promise<void>((resolve, reject) => st.queue.push({ fields, detailsJson, guard: e.guard, resolve, reject }));
     this.schedule(fields.chainKey, st);
     return done;
   }
@@ -124,7 +130,7 @@ export class AuditWriter {
   private writeNext(chain: string, st: ChainState): void {
     const items = st.queue.splice(0, MAX_BATCH);
     st.inFlight = this.append(chain, st, items).then(
-      () => { for (const p of items) p.resolve(); },
+      (written) => { for (const p of written) p.resolve(); },
       (e: unknown) => { st.head = undefined; for (const p of items) p.reject(e); },
     ).finally(() => {
       st.inFlight = undefined;
@@ -135,32 +141,47 @@ export class AuditWriter {
 
   private link(prev: string, items: Pending[]): Linked {
     const columns: unknown[][] = Array.from({ length: 14 }, () => []);
+    const guards: unknown[][] = Array.from({ length: GUARD_COLUMNS }, () => []);
     let hash = prev;
-    for (const { fields: f, detailsJson } of items) {
+    for (const [i, { fields: f, detailsJson, guard }] of items.entries()) {
+      if (guard) guardRow(i + 1, guard).forEach((v, c) => guards[c]!.push(v));
       const next = chainHash(this.key, hash, f, detailsJson);
       const row = [f.id, f.chainKey, f.orgId, f.action, f.actorType, f.actorId, f.resourceType, f.resourceId,
         detailsJson, f.ipAddress, f.requestId, f.createdAt, hash, next];
       for (let i = 0; i < row.length; i++) columns[i]!.push(row[i]);
       hash = next;
     }
-    return { prev, last: hash, columns };
+    return { prev, last: hash, columns, guards };
   }
 
   /**
-   * Links the batch from the head this process knows and writes it in one statement. When
-   * another writer (another process) moved the head meanwhile, nothing is written; the head is
-   * read again and the batch relinked.
+   * Links the batch from the head this process knows and writes it in one statement; resolves
+   * with the records written. When another writer (another process) moved the head meanwhile,
+   * nothing is written; the head is read again and the batch relinked. When guards are stale,
+   * nothing is written either: those records are rejected with StaleReadError and the rest
+   * relinked, which needs no new head.
    */
-  private async append(chain: string, st: ChainState, items: Pending[]): Promise<void> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+  private async append(chain: string, st: ChainState, batch: Pending[]): Promise<Pending[]> {
+    let items = batch;
+    for (let attempt = 0; attempt < MAX_ATTEMPTS;) {
       const linked = this.link(st.head ?? await this.readHead(chain), items);
-      const rows = await this.sql.inOrder<{ id: string }>('audit-append', APPEND_SQL,
-        [...linked.columns, linked.last, items.length, chain, linked.prev]);
-      if (rows.length === items.length) {
+      const rows = await this.sql.inOrder<{ inserted: number; stale: number[] | null }>('audit-append', APPEND_SQL,
+        [...linked.columns, linked.last, items.length, chain, linked.prev, ...linked.guards]);
+      const { inserted, stale } = rows[0]!;
+      if (stale) {
+        const staleOrds = new Set(stale);
+        const rejected = items.filter((_, i) => staleOrds.has(i + 1));
+        for (const p of rejected) p.reject(new StaleReadError());
+        items = items.filter((_, i) => !staleOrds.has(i + 1));
+        if (items.length === 0) return items;
+        continue;
+      }
+      if (inserted === items.length) {
         st.head = linked.last;
-        return;
+        return items;
       }
       st.head = undefined;
+      attempt++;
     }
     throw new Error(`audit chain ${chain} is too contended to append to`);
   }

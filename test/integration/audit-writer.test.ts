@@ -1,11 +1,12 @@
 // The audit writer against the real database: many awaited records at once, from two writers
 // (as two api processes would be) appending to the same chain, leave one valid linear chain.
 import { createSecretKey, randomBytes, randomUUID } from 'node:crypto';
-import { db, closeDb } from '../helpers/api.ts';
+import { db, closeDb, call, signup } from '../helpers/api.ts';
 import { hotReads, type HotReads } from '../../db/hot-reads.ts';
 import { AuditWriter } from '../../domain/audit/audit-writer.ts';
 import { chainHash, GENESIS_HASH } from '../../domain/audit/chain-hash.ts';
 import { createLogger } from '../../domain/log.ts';
+import { StaleReadError, type ReadGuard } from '../../domain/audit/read-guard.ts';
 
 const key = createSecretKey(randomBytes(32));
 const log = createLogger('error', 'audit-writer-test');
@@ -99,4 +100,37 @@ test('when its connection is killed, the writer fails the records in flight (so 
   const { rows } = await db().query('SELECT count(*)::int AS n FROM audit_events WHERE chain_key = $1', [orgId]);
   expect(rows[0].n).toBeGreaterThanOrEqual(written);
   await assertValidChain(orgId, rows[0].n);
+});
+
+test('a record whose read guard is stale is refused and not written; the others of its batch are written in one valid chain', async () => {
+  const owner = await signup('guard');
+  const vault = (await call('POST', '/v1/vaults', { token: owner.token, body: { name: 'guard' } })).body.id;
+  expect((await call('PUT', `/v1/vaults/${vault}/secrets/g/one`, { token: owner.token, body: { value: 'G' } })).status).toBe(201);
+  const { rows: [r] } = await db().query(`SELECT v.id AS vault_id, v.xmin::text AS vault_xmin, s.id AS secret_id, s.xmin::text AS secret_xmin,
+      sv.xmin::text AS version_xmin, u.xmin::text AS user_xmin
+    FROM vaults v JOIN secrets s ON s.vault_id = v.id JOIN secret_versions sv ON sv.secret_id = s.id JOIN users u ON u.id = $2
+    WHERE v.id = $1`, [vault, owner.userId]);
+  const guard: ReadGuard = {
+    vaultId: r.vault_id, vaultXmin: r.vault_xmin, secretId: r.secret_id, secretXmin: r.secret_xmin, version: 1,
+    versionXmin: r.version_xmin, principalType: 'user', principalId: owner.userId, principalXmin: r.user_xmin,
+  };
+  const orgId = randomUUID();
+  const w = writer();
+  const outcomes = await Promise.allSettled([
+    w.record(event(orgId, 0, 'plain')),
+    w.record({ ...event(orgId, 1, 'fresh'), guard }),
+    w.record({ ...event(orgId, 2, 'stale-secret'), guard: { ...guard, secretXmin: '1' } }),
+    w.record({ ...event(orgId, 3, 'stale-user'), guard: { ...guard, principalXmin: '1' } }),
+    w.record(event(orgId, 4, 'plain')),
+  ]);
+  expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
+  for (const o of outcomes) if (o.status === 'rejected') expect(o.reason).toBeInstanceOf(StaleReadError);
+  await assertValidChain(orgId, 3);
+  const written = await db().query('SELECT resource_id FROM audit_events WHERE chain_key = $1 ORDER BY seq', [orgId]);
+  expect(written.rows.map((x) => x.resource_id)).toEqual(['s-0', 's-1', 's-4']);
+
+  // Once the secret changes, the guard that held a moment ago is stale too.
+  await db().query('UPDATE secrets SET updated_at = now() WHERE id = $1', [guard.secretId]);
+  await expect(w.record({ ...event(orgId, 5, 'fresh'), guard })).rejects.toBeInstanceOf(StaleReadError);
+  await assertValidChain(orgId, 3);
 });
