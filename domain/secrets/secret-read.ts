@@ -1,54 +1,69 @@
-// Reading a secret, the hottest path: one query brings the vault, the caller's policies and
-// role, the agent's Intents flag and the requested version; the decision, the decryption and the
-// (awaited) audit record follow. Authorization comes before existence, so a caller without the
-// permission learns nothing about which paths exist.
+// Reading a secret, the hottest path. A fresh read is one query that brings the vault, the
+// caller's policies and role, the agent's Intents flag and the requested version; the decision,
+// the decryption and the (awaited) audit record follow. Authorization comes before existence, so
+// a caller without the permission learns nothing about which paths exist.
+//
+// A read that succeeded is kept (read-cache.ts): the same caller's next read of the path is
+// decided and decrypted from it, and its audit record is written only if Postgres finds every
+// row it relied on unchanged (read-guard.ts). Anything else (a stale guard, a refusal, an
+// expiry) goes through a fresh read, which decides and explains.
 import type { HotReads } from '../../db/hot-reads.ts';
 import type { Kms } from '../crypto/kms/kms.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Role } from '../org/roles.ts';
-import { decide, type PolicyRow, type Caller } from '../policies/access.ts';
+import { decide, type PolicyRow } from '../policies/access.ts';
 import { VersionedPolicyCache } from '../policies/policy-cache.ts';
 import { decryptSecret, EnvelopeError } from '../crypto/envelope.ts';
 import { SIGNING_MATERIAL_TYPES } from './secret-types.ts';
+import { ReadCache, type CachedRead } from './read-cache.ts';
+import { StaleReadError, type ReadGuard } from '../audit/read-guard.ts';
 import { Problem, forbidden, gone, notFound } from '../errors.ts';
 import { iso } from '../time.ts';
 import { isUuid } from '../ids.ts';
 
 type ReadRow = {
-  vault_id: string; org_id: string; v_created_by: string; v_created_by_type: string;
-  policy_version: string; policies: PolicyRow[] | null; role: Role | null; agent_intents: boolean | null;
-  secret_id: string | null; version: number | null; ciphertext: Buffer | null; wrapped_key: Buffer | null; key_ref: string | null;
-  type: string | null; metadata: Record<string, unknown> | null; description: string | null; expires_at: string | null;
-  expired: boolean | null; created_by: string | null; created_at: string | null; disabled: boolean | null;
+  vault_id: string; org_id: string; vault_deleted: boolean; v_created_by: string; v_created_by_type: string; vault_xmin: string;
+  policy_version: string; policies: PolicyRow[] | null; role: Role | null; agent_intents: boolean | null; principal_xmin: string | null;
+  secret_id: string | null; secret_xmin: string | null; version: number | null; version_xmin: string | null;
+  ciphertext: Buffer | null; wrapped_key: Buffer | null; key_ref: string | null;
+  type: string | null; metadata: Record<string, unknown> | null; description: string | null; expires_at: string | Date | null;
+  expired: boolean | null; created_by: string | null; created_at: string | Date | null; disabled: boolean | null;
 };
 
-// $7 is the policy_version whose policies this process holds: when the vault's is the same,
-// the policies are not aggregated again (see VersionedPolicyCache).
+// $6 is the policy_version whose policies this process holds: when the vault's is the same,
+// the policies are not aggregated again (see VersionedPolicyCache). Every lookup is by primary
+// key: the organization and the vault's deletion are checked in code, so no generic plan can
+// prefer walking the partial index of an organization's live vaults (it did, on fresh tables).
+// The xmins are what a cached read's guard compares later.
 const READ_SQL = `
-SELECT v.id AS vault_id, v.org_id, v.created_by AS v_created_by, v.created_by_type AS v_created_by_type,
+SELECT v.id AS vault_id, v.org_id, v.deleted_at IS NOT NULL AS vault_deleted, v.created_by AS v_created_by, v.created_by_type AS v_created_by_type, v.xmin::text AS vault_xmin,
   v.policy_version::text AS policy_version,
-  CASE WHEN v.policy_version = $7::bigint THEN NULL ELSE
+  CASE WHEN v.policy_version = $6::bigint THEN NULL ELSE
     coalesce((SELECT json_agg(json_build_object('id', p.id, 'secret_path_pattern', p.secret_path_pattern,
        'permissions', p.permissions, 'conditions', p.conditions, 'expires_at', p.expires_at, 'effect', p.effect))
        FROM policies p WHERE p.vault_id = v.id AND p.principal_type = $3 AND p.principal_id = $4::uuid), '[]') END AS policies,
-  (SELECT u.role FROM users u WHERE $3 = 'user' AND u.id = $4::uuid AND u.org_id = v.org_id AND u.status = 'active') AS role,
-  (SELECT a.intents_api_enabled FROM agents a WHERE $3 = 'agent' AND a.id = $4::uuid) AS agent_intents,
-  s.id AS secret_id, sv.version, sv.ciphertext, sv.wrapped_key, sv.key_ref, sv.type, sv.metadata, sv.description,
+  CASE WHEN u.org_id = v.org_id AND u.status = 'active' THEN u.role END AS role,
+  a.intents_api_enabled AS agent_intents, coalesce(a.xmin, u.xmin)::text AS principal_xmin,
+  s.id AS secret_id, s.xmin::text AS secret_xmin, sv.xmin::text AS version_xmin,
+  sv.version, sv.ciphertext, sv.wrapped_key, sv.key_ref, sv.type, sv.metadata, sv.description,
   coalesce(sv.expires_at, s.expires_at) AS expires_at, (s.expires_at <= now() OR sv.expires_at <= now()) AS expired,
   sv.created_by, sv.created_at, sv.disabled_at IS NOT NULL AS disabled
 FROM vaults v
 LEFT JOIN secrets s ON s.vault_id = v.id AND s.path = $2 AND s.deleted_at IS NULL
-LEFT JOIN secret_versions sv ON sv.secret_id = s.id AND sv.version = coalesce($6::int, s.current_version)
-WHERE v.id = $1::uuid AND v.org_id = $5::uuid AND v.deleted_at IS NULL AND v.kind = 'standard'`;
+LEFT JOIN secret_versions sv ON sv.secret_id = s.id AND sv.version = coalesce($5::int, s.current_version)
+LEFT JOIN agents a ON $3 = 'agent' AND a.id = $4::uuid
+LEFT JOIN users u ON $3 = 'user' AND u.id = $4::uuid
+WHERE v.id = $1::uuid AND v.kind = 'standard'`;
 
 const policyCache = new VersionedPolicyCache();
+const readCache = new ReadCache();
 
 /** The read's row and the caller's policies on the vault, from the cache when still current. */
 async function loadRow(hot: HotReads, principal: Principal, vaultId: string, path: string, version: number | null) {
   for (let attempt = 0; attempt < 2; attempt++) {
     const held = attempt === 0 ? policyCache.versionOf(vaultId, principal.type, principal.id) : null;
-    const row = await hot.one<ReadRow>('secret-read', READ_SQL, [vaultId, path, principal.type, principal.id, principal.orgId, version, held]);
-    if (!row) return undefined;
+    const row = await hot.one<ReadRow>('secret-read', READ_SQL, [vaultId, path, principal.type, principal.id, version, held]);
+    if (!row || row.org_id !== principal.orgId || row.vault_deleted) return undefined;
     if (row.policies !== null) {
       policyCache.remember(vaultId, principal.type, principal.id, row.policy_version, row.policies);
       return { row, policies: row.policies };
@@ -65,27 +80,75 @@ export type ReadSecretResult = {
   description: string | null; created_by: string; created_at: string | null; expires_at: string | null; cmek_encrypted: boolean;
 };
 
+type AuditRead = (r: { vaultId: string; secretId: string; version: number; guard?: ReadGuard }) => Promise<void>;
+
 export async function readSecret(
   hot: HotReads, kms: Kms, principal: Principal, clientIp: string, vaultId: string, path: string, version: number | null,
-  audit: (r: { vaultId: string; secretId: string; version: number }) => Promise<void>,
+  audit: AuditRead,
 ): Promise<ReadSecretResult> {
   if (!isUuid(vaultId)) throw notFound('Vault');
+  const key = ReadCache.key(vaultId, path, version, principal.type, principal.id);
+  const cached = readCache.get(key);
+  if (cached) {
+    const served = await serveCached(kms, principal, clientIp, path, cached, audit);
+    if (served) return served;
+    readCache.delete(key);
+  }
+  const fresh = await readFresh(hot, kms, principal, clientIp, vaultId, path, version, audit);
+  if (fresh.cached) readCache.set(key, fresh.cached);
+  return fresh.result;
+}
+
+/** The answer from a cached read, or undefined when a fresh read must decide. */
+async function serveCached(kms: Kms, principal: Principal, clientIp: string, path: string, c: CachedRead, audit: AuditRead): Promise<ReadSecretResult | undefined> {
+  if (c.orgId !== principal.orgId) return undefined;
+  if (c.expiresAt !== null && new Date(c.expiresAt).getTime() <= Date.now()) return undefined;
+  // Conditions (IP ranges, time windows) and token scopes are evaluated for this request.
+  const d = decide({ principal, role: c.role, clientIp }, { created_by: c.vaultCreatedBy, created_by_type: c.vaultCreatedByType }, c.policies, path, 'read');
+  if (!d.allowed || refusedForIntents(principal, c)) return undefined;
+  let value: Buffer;
+  try {
+    value = await decrypt(kms, c, path);
+  } catch {
+    return undefined;
+  }
+  const guard: ReadGuard = {
+    vaultId: c.vaultId, vaultXmin: c.vaultXmin, secretId: c.secretId, secretXmin: c.secretXmin, version: c.version,
+    versionXmin: c.versionXmin, principalType: principal.type, principalId: principal.id, principalXmin: c.principalXmin,
+  };
+  try {
+    await audit({ vaultId: c.vaultId, secretId: c.secretId, version: c.version, guard });
+  } catch (e) {
+    if (e instanceof StaleReadError) return undefined;
+    throw auditFailed();
+  }
+  return toResult(path, c, value);
+}
+
+async function readFresh(
+  hot: HotReads, kms: Kms, principal: Principal, clientIp: string, vaultId: string, path: string, version: number | null, audit: AuditRead,
+): Promise<{ result: ReadSecretResult; cached: CachedRead | undefined }> {
   const loaded = await loadRow(hot, principal, vaultId, path, version);
   if (!loaded) throw notFound('Vault');
   const { row, policies } = loaded;
-  const caller: Caller = { principal, role: row.role, clientIp };
-  const d = decide(caller, { created_by: row.v_created_by, created_by_type: row.v_created_by_type }, policies, path, 'read');
+  const d = decide({ principal, role: row.role, clientIp }, { created_by: row.v_created_by, created_by_type: row.v_created_by_type }, policies, path, 'read');
   if (!d.allowed) throw forbidden(d.detail);
   if (!row.secret_id || row.version === null) throw notFound('Secret');
-  if (principal.type === 'agent' && row.agent_intents && SIGNING_MATERIAL_TYPES.has(row.type!)) {
-    throw forbidden(`This agent has the Intents API enabled, so it cannot read ${row.type} secrets directly; sign through the Intents API instead`);
+  const c: CachedRead = {
+    orgId: row.org_id, vaultId: row.vault_id, vaultCreatedBy: row.v_created_by, vaultCreatedByType: row.v_created_by_type,
+    vaultXmin: row.vault_xmin, policies, role: row.role, agentIntents: row.agent_intents, principalXmin: row.principal_xmin ?? '',
+    secretId: row.secret_id, secretXmin: row.secret_xmin!, version: row.version, versionXmin: row.version_xmin!,
+    ciphertext: row.ciphertext!, wrappedKey: row.wrapped_key!, keyRef: row.key_ref!, type: row.type!, metadata: row.metadata,
+    description: row.description, expiresAt: row.expires_at, createdBy: row.created_by!, createdAt: row.created_at,
+  };
+  if (refusedForIntents(principal, c)) {
+    throw forbidden(`This agent has the Intents API enabled, so it cannot read ${c.type} secrets directly; sign through the Intents API instead`);
   }
   if (row.disabled) throw gone('This secret version is disabled');
   if (row.expired) throw gone('This secret has expired');
   let value: Buffer;
   try {
-    value = await decryptSecret(kms, { ciphertext: row.ciphertext!, wrappedKey: row.wrapped_key!, keyRef: row.key_ref! },
-      { orgId: row.org_id, vaultId: row.vault_id, path, version: row.version });
+    value = await decrypt(kms, c, path);
   } catch (e) {
     if (e instanceof EnvelopeError) {
       throw new Problem(500, 'This secret version cannot be decrypted: its stored ciphertext or key does not match its location. It has not been returned.', { type: 'secret_integrity_error' });
@@ -94,21 +157,39 @@ export async function readSecret(
   }
   // Audit fails closed: without a durable record of this read, the value is not returned.
   try {
-    await audit({ vaultId: row.vault_id, secretId: row.secret_id, version: row.version });
+    await audit({ vaultId: c.vaultId, secretId: c.secretId, version: c.version });
   } catch {
-    throw new Problem(503, 'The read could not be recorded in the audit log, so the value was not returned; retry shortly');
+    throw auditFailed();
   }
+  // A caller whose row is gone (principal_xmin null) is not worth a guard that can never hold.
+  return { result: toResult(path, c, value), cached: row.principal_xmin ? c : undefined };
+}
+
+function refusedForIntents(principal: Principal, c: CachedRead): boolean {
+  return principal.type === 'agent' && c.agentIntents === true && SIGNING_MATERIAL_TYPES.has(c.type);
+}
+
+function decrypt(kms: Kms, c: CachedRead, path: string): Promise<Buffer> {
+  return decryptSecret(kms, { ciphertext: c.ciphertext, wrappedKey: c.wrappedKey, keyRef: c.keyRef },
+    { orgId: c.orgId, vaultId: c.vaultId, path, version: c.version });
+}
+
+function auditFailed(): Problem {
+  return new Problem(503, 'The read could not be recorded in the audit log, so the value was not returned; retry shortly');
+}
+
+function toResult(path: string, c: CachedRead, value: Buffer): ReadSecretResult {
   return {
-    id: row.secret_id,
+    id: c.secretId,
     path,
-    type: row.type!,
+    type: c.type,
     value: value.toString('utf8'),
-    version: row.version,
-    metadata: row.metadata ?? {},
-    description: row.description,
-    created_by: row.created_by!,
-    created_at: iso(row.created_at),
-    expires_at: iso(row.expires_at),
+    version: c.version,
+    metadata: c.metadata ?? {},
+    description: c.description,
+    created_by: c.createdBy,
+    created_at: iso(c.createdAt),
+    expires_at: iso(c.expiresAt),
     cmek_encrypted: false,
   };
 }

@@ -46,7 +46,7 @@ async function authorizeOnVault(ctx: AppContext, s: ApiServices, principal: Prin
 /** Reads, audits (the value is returned only once the record is durable) and answers uncached. */
 async function respondWithSecret(ctx: AppContext, s: ApiServices, principal: Principal, vaultId: string, path: string, version: number | null) {
   const secret = await readSecret(s.hot, s.kms, principal, ctx.state.clientIp, vaultId, path, version,
-    (r) => auditAction(ctx, s, 'secret.read', { resourceType: 'secret', resourceId: r.secretId, details: { vault_id: r.vaultId, path, version: r.version } }));
+    (r) => auditAction(ctx, s, 'secret.read', { resourceType: 'secret', resourceId: r.secretId, details: { vault_id: r.vaultId, path, version: r.version }, guard: r.guard }));
   ctx.set('Cache-Control', 'no-store');
   json(ctx, 200, secret);
 }

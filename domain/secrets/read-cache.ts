@@ -1,0 +1,82 @@
+// Secret reads that succeeded, kept so the same caller's next read of the same path needs no
+// query of its own: it is decided and decrypted from here, and its audit record carries a guard
+// (read-guard.ts) that Postgres checks in the statement appending it. A stale entry therefore
+// costs one relinked batch and a fresh read, never a stale answer.
+//
+// Entries hold what the database holds (ciphertext, wrapped data key, metadata, policies),
+// never a plaintext value. They are bounded in number, in bytes and in age.
+import type { PolicyRow } from '../policies/access.ts';
+import type { Role } from '../org/roles.ts';
+
+export type CachedRead = {
+  orgId: string;
+  vaultId: string;
+  vaultCreatedBy: string;
+  vaultCreatedByType: string;
+  vaultXmin: string;
+  policies: PolicyRow[];
+  role: Role | null;
+  agentIntents: boolean | null;
+  principalXmin: string;
+  secretId: string;
+  secretXmin: string;
+  version: number;
+  versionXmin: string;
+  ciphertext: Buffer;
+  wrappedKey: Buffer;
+  keyRef: string;
+  type: string;
+  metadata: Record<string, unknown> | null;
+  description: string | null;
+  expiresAt: string | Date | null;
+  createdBy: string;
+  createdAt: string | Date | null;
+};
+
+type Entry = { read: CachedRead; bytes: number; storedAtMs: number };
+
+const MAX_ENTRIES = 10_000;
+const MAX_BYTES = 32 * 1024 * 1024;
+// Staleness is caught by the guard whatever the age; the bound only lets unused entries go.
+const MAX_AGE_MS = 5 * 60_000;
+
+export class ReadCache {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  static key(vaultId: string, path: string, version: number | null, principalType: string, principalId: string): string {
+    return `${vaultId}\u0000${path}\u0000${version ?? ''}\u0000${principalType}\u0000${principalId}`;
+  }
+
+  get(key: string, nowMs = Date.now()): CachedRead | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (nowMs - e.storedAtMs > MAX_AGE_MS) {
+      this.delete(key);
+      return undefined;
+    }
+    return e.read;
+  }
+
+  set(key: string, read: CachedRead, nowMs = Date.now()): void {
+    this.delete(key);
+    const bytes = read.ciphertext.length + read.wrappedKey.length + 1024; // rows and strings, roughly
+    if (bytes > MAX_BYTES / 16) return; // a few large values must not push out everything else
+    while (this.entries.size >= MAX_ENTRIES || this.bytes + bytes > MAX_BYTES) {
+      this.delete(this.entries.keys().next().value!); // Map order: the oldest first
+    }
+    this.entries.set(key, { read, bytes, storedAtMs: nowMs });
+    this.bytes += bytes;
+  }
+
+  delete(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    this.bytes -= e.bytes;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
