@@ -91,12 +91,16 @@ async function startServer(): Promise<{ baseUrl: string; stop: () => Promise<voi
   throw new Error(exited ? 'workers/dev.ts exited before it was healthy' : 'no healthy /v1/health within 120 s');
 }
 
-/** SIGINT to the process group, SIGKILL to whatever is left after 15 s. */
+/**
+ * SIGINT to workers/dev.ts alone, which stops the api (finishing requests in flight), the worker,
+ * Temporal and Postgres in that order; SIGKILL to whatever is left of the group after 15 s.
+ * (SIGINT to the whole group would stop Postgres under requests still running.)
+ */
 async function stopGroup(child: ChildProcess, exited: () => boolean): Promise<void> {
   const pid = child.pid;
   if (pid === undefined) return;
   const signalGroup = (sig: NodeJS.Signals | 0) => { try { process.kill(-pid, sig); return true; } catch { return false; } };
-  if (!signalGroup('SIGINT')) return; // group already gone
+  try { process.kill(pid, 'SIGINT'); } catch { if (!signalGroup('SIGINT')) return; } // dev.ts gone: the rest of its group
   const deadline = Date.now() + 15_000;
   while (!exited() && Date.now() < deadline) await sleep(100);
   if (signalGroup(0)) signalGroup('SIGKILL'); // 0 only asks whether the group still exists
