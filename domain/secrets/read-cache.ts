@@ -15,9 +15,10 @@ export type CachedRead = {
   vaultCreatedByType: string;
   vaultXmin: string;
   policies: PolicyRow[];
+  /** Derived from principalState, which the guard compares. */
   role: Role | null;
-  agentIntents: boolean | null;
-  principalXmin: string;
+  agentIntents: boolean;
+  principalState: string;
   secretId: string;
   secretXmin: string;
   version: number;
@@ -35,14 +36,26 @@ export type CachedRead = {
 
 type Entry = { read: CachedRead; bytes: number; storedAtMs: number };
 
-const MAX_ENTRIES = 10_000;
-const MAX_BYTES = 32 * 1024 * 1024;
+export const MAX_ENTRIES = 10_000;
+export const MAX_BYTES = 32 * 1024 * 1024;
 // Staleness is caught by the guard whatever the age; the bound only lets unused entries go.
-const MAX_AGE_MS = 5 * 60_000;
+export const MAX_AGE_MS = 5 * 60_000;
+
+/** What an entry holds, roughly: buffers as they are, text at two bytes a character. */
+function sizeOf(key: string, r: CachedRead): number {
+  const text = key.length + (r.description?.length ?? 0) + JSON.stringify(r.metadata ?? {}).length + JSON.stringify(r.policies).length;
+  return r.ciphertext.length + r.wrappedKey.length + 2 * text + 512;
+}
 
 export class ReadCache {
+  // Map order is the order entries were stored (get does not reorder), so the oldest is first.
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+
+  constructor() {
+    // Entries nobody reads again leave by age too, not only when newer ones push them out.
+    setInterval(() => this.sweep(Date.now()), 60_000).unref();
+  }
 
   static key(vaultId: string, path: string, version: number | null, principalType: string, principalId: string): string {
     return `${vaultId}\u0000${path}\u0000${version ?? ''}\u0000${principalType}\u0000${principalId}`;
@@ -60,10 +73,11 @@ export class ReadCache {
 
   set(key: string, read: CachedRead, nowMs = Date.now()): void {
     this.delete(key);
-    const bytes = read.ciphertext.length + read.wrappedKey.length + 1024; // rows and strings, roughly
+    this.sweep(nowMs);
+    const bytes = sizeOf(key, read);
     if (bytes > MAX_BYTES / 16) return; // a few large values must not push out everything else
     while (this.entries.size >= MAX_ENTRIES || this.bytes + bytes > MAX_BYTES) {
-      this.delete(this.entries.keys().next().value!); // Map order: the oldest first
+      this.delete(this.entries.keys().next().value!);
     }
     this.entries.set(key, { read, bytes, storedAtMs: nowMs });
     this.bytes += bytes;
@@ -76,7 +90,20 @@ export class ReadCache {
     this.bytes -= e.bytes;
   }
 
+  /** Drops the entries older than the age bound (they are all at the front). */
+  sweep(nowMs: number): void {
+    for (const [key, e] of this.entries) {
+      if (nowMs - e.storedAtMs <= MAX_AGE_MS) return;
+      this.delete(key);
+    }
+  }
+
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The bytes held, as estimated. */
+  get heldBytes(): number {
+    return this.bytes;
   }
 }
