@@ -16,14 +16,14 @@ import { VersionedPolicyCache } from '../policies/policy-cache.ts';
 import { decryptSecret, EnvelopeError } from '../crypto/envelope.ts';
 import { SIGNING_MATERIAL_TYPES } from './secret-types.ts';
 import { ReadCache, type CachedRead } from './read-cache.ts';
-import { StaleReadError, type ReadGuard } from '../audit/read-guard.ts';
-import { Problem, forbidden, gone, notFound } from '../errors.ts';
+import { StaleReadError, principalStateSql, type ReadGuard } from '../audit/read-guard.ts';
+import { Problem, forbidden, gone, notFound, unauthorized } from '../errors.ts';
 import { iso } from '../time.ts';
 import { isUuid } from '../ids.ts';
 
 type ReadRow = {
   vault_id: string; org_id: string; vault_deleted: boolean; v_created_by: string; v_created_by_type: string; vault_xmin: string;
-  policy_version: string; policies: PolicyRow[] | null; role: Role | null; agent_intents: boolean | null; principal_xmin: string | null;
+  policy_version: string; policies: PolicyRow[] | null; principal_state: string | null;
   secret_id: string | null; secret_xmin: string | null; version: number | null; version_xmin: string | null;
   ciphertext: Buffer | null; wrapped_key: Buffer | null; key_ref: string | null;
   type: string | null; metadata: Record<string, unknown> | null; description: string | null; expires_at: string | Date | null;
@@ -34,7 +34,7 @@ type ReadRow = {
 // the policies are not aggregated again (see VersionedPolicyCache). Every lookup is by primary
 // key: the organization and the vault's deletion are checked in code, so no generic plan can
 // prefer walking the partial index of an organization's live vaults (it did, on fresh tables).
-// The xmins are what a cached read's guard compares later.
+// The xmins and the principal state are what a cached read's guard compares later.
 const READ_SQL = `
 SELECT v.id AS vault_id, v.org_id, v.deleted_at IS NOT NULL AS vault_deleted, v.created_by AS v_created_by, v.created_by_type AS v_created_by_type, v.xmin::text AS vault_xmin,
   v.policy_version::text AS policy_version,
@@ -42,8 +42,7 @@ SELECT v.id AS vault_id, v.org_id, v.deleted_at IS NOT NULL AS vault_deleted, v.
     coalesce((SELECT json_agg(json_build_object('id', p.id, 'secret_path_pattern', p.secret_path_pattern,
        'permissions', p.permissions, 'conditions', p.conditions, 'expires_at', p.expires_at, 'effect', p.effect))
        FROM policies p WHERE p.vault_id = v.id AND p.principal_type = $3 AND p.principal_id = $4::uuid), '[]') END AS policies,
-  CASE WHEN u.org_id = v.org_id AND u.status = 'active' THEN u.role END AS role,
-  a.intents_api_enabled AS agent_intents, coalesce(a.xmin, u.xmin)::text AS principal_xmin,
+  ${principalStateSql('$3', '$4::uuid', 'v.org_id')} AS principal_state,
   s.id AS secret_id, s.xmin::text AS secret_xmin, sv.xmin::text AS version_xmin,
   sv.version, sv.ciphertext, sv.wrapped_key, sv.key_ref, sv.type, sv.metadata, sv.description,
   coalesce(sv.expires_at, s.expires_at) AS expires_at, (s.expires_at <= now() OR sv.expires_at <= now()) AS expired,
@@ -51,8 +50,6 @@ SELECT v.id AS vault_id, v.org_id, v.deleted_at IS NOT NULL AS vault_deleted, v.
 FROM vaults v
 LEFT JOIN secrets s ON s.vault_id = v.id AND s.path = $2 AND s.deleted_at IS NULL
 LEFT JOIN secret_versions sv ON sv.secret_id = s.id AND sv.version = coalesce($5::int, s.current_version)
-LEFT JOIN agents a ON $3 = 'agent' AND a.id = $4::uuid
-LEFT JOIN users u ON $3 = 'user' AND u.id = $4::uuid
 WHERE v.id = $1::uuid AND v.kind = 'standard'`;
 
 const policyCache = new VersionedPolicyCache();
@@ -114,7 +111,7 @@ async function serveCached(kms: Kms, principal: Principal, clientIp: string, pat
   }
   const guard: ReadGuard = {
     vaultId: c.vaultId, vaultXmin: c.vaultXmin, secretId: c.secretId, secretXmin: c.secretXmin, version: c.version,
-    versionXmin: c.versionXmin, principalType: principal.type, principalId: principal.id, principalXmin: c.principalXmin,
+    versionXmin: c.versionXmin, principalType: principal.type, principalId: principal.id, principalState: c.principalState,
   };
   try {
     await audit({ vaultId: c.vaultId, secretId: c.secretId, version: c.version, guard });
@@ -131,12 +128,15 @@ async function readFresh(
   const loaded = await loadRow(hot, principal, vaultId, path, version);
   if (!loaded) throw notFound('Vault');
   const { row, policies } = loaded;
-  const d = decide({ principal, role: row.role, clientIp }, { created_by: row.v_created_by, created_by_type: row.v_created_by_type }, policies, path, 'read');
+  // An agent deactivated (or a caller removed) without its tokens being revoked still gets nothing.
+  if (row.principal_state === null) throw unauthorized('Token or key is invalid, expired or revoked');
+  const role = principal.type === 'user' && row.principal_state !== '' ? row.principal_state as Role : null;
+  const d = decide({ principal, role, clientIp }, { created_by: row.v_created_by, created_by_type: row.v_created_by_type }, policies, path, 'read');
   if (!d.allowed) throw forbidden(d.detail);
   if (!row.secret_id || row.version === null) throw notFound('Secret');
   const c: CachedRead = {
     orgId: row.org_id, vaultId: row.vault_id, vaultCreatedBy: row.v_created_by, vaultCreatedByType: row.v_created_by_type,
-    vaultXmin: row.vault_xmin, policies, role: row.role, agentIntents: row.agent_intents, principalXmin: row.principal_xmin ?? '',
+    vaultXmin: row.vault_xmin, policies, role, agentIntents: principal.type === 'agent' && row.principal_state === 'true', principalState: row.principal_state,
     secretId: row.secret_id, secretXmin: row.secret_xmin!, version: row.version, versionXmin: row.version_xmin!,
     ciphertext: row.ciphertext!, wrappedKey: row.wrapped_key!, keyRef: row.key_ref!, type: row.type!, metadata: row.metadata,
     description: row.description, expiresAt: row.expires_at, createdBy: row.created_by!, createdAt: row.created_at,
@@ -161,8 +161,7 @@ async function readFresh(
   } catch {
     throw auditFailed();
   }
-  // A caller whose row is gone (principal_xmin null) is not worth a guard that can never hold.
-  return { result: toResult(path, c, value), cached: row.principal_xmin ? c : undefined };
+  return { result: toResult(path, c, value), cached: c };
 }
 
 function refusedForIntents(principal: Principal, c: CachedRead): boolean {

@@ -107,12 +107,12 @@ test('a record whose read guard is stale is refused and not written; the others 
   const vault = (await call('POST', '/v1/vaults', { token: owner.token, body: { name: 'guard' } })).body.id;
   expect((await call('PUT', `/v1/vaults/${vault}/secrets/g/one`, { token: owner.token, body: { value: 'G' } })).status).toBe(201);
   const { rows: [r] } = await db().query(`SELECT v.id AS vault_id, v.xmin::text AS vault_xmin, s.id AS secret_id, s.xmin::text AS secret_xmin,
-      sv.xmin::text AS version_xmin, u.xmin::text AS user_xmin
-    FROM vaults v JOIN secrets s ON s.vault_id = v.id JOIN secret_versions sv ON sv.secret_id = s.id JOIN users u ON u.id = $2
-    WHERE v.id = $1`, [vault, owner.userId]);
+      sv.xmin::text AS version_xmin
+    FROM vaults v JOIN secrets s ON s.vault_id = v.id JOIN secret_versions sv ON sv.secret_id = s.id
+    WHERE v.id = $1`, [vault]);
   const guard: ReadGuard = {
     vaultId: r.vault_id, vaultXmin: r.vault_xmin, secretId: r.secret_id, secretXmin: r.secret_xmin, version: 1,
-    versionXmin: r.version_xmin, principalType: 'user', principalId: owner.userId, principalXmin: r.user_xmin,
+    versionXmin: r.version_xmin, principalType: 'user', principalId: owner.userId, principalState: 'owner',
   };
   const orgId = randomUUID();
   const w = writer();
@@ -120,7 +120,7 @@ test('a record whose read guard is stale is refused and not written; the others 
     w.record(event(orgId, 0, 'plain')),
     w.record({ ...event(orgId, 1, 'fresh'), guard }),
     w.record({ ...event(orgId, 2, 'stale-secret'), guard: { ...guard, secretXmin: '1' } }),
-    w.record({ ...event(orgId, 3, 'stale-user'), guard: { ...guard, principalXmin: '1' } }),
+    w.record({ ...event(orgId, 3, 'stale-user'), guard: { ...guard, principalState: 'member' } }),
     w.record(event(orgId, 4, 'plain')),
   ]);
   expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);

@@ -26,8 +26,49 @@ async function cachedSecret(path: string, value: string, type?: string): Promise
   for (let i = 0; i < 2; i++) expect((await readSecret(jwt, vaultId, path)).body.value).toBe(value);
 }
 
+/**
+ * Runs `read` while another session holds an exclusive lock on `policies`. A fresh read's query
+ * includes policies and would wait for the lock; a read served from the cache (its guard looks
+ * at vaults, secrets, versions, agents and users only) does not.
+ */
+async function underPoliciesLock<T>(read: () => Promise<T>, waitMs = 5000): Promise<T | 'waited for the lock'> {
+  const locker = await db().connect();
+  try {
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE policies IN ACCESS EXCLUSIVE MODE');
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<'waited for the lock'>((r) => { timer = setTimeout(() => r('waited for the lock'), waitMs); });
+    try {
+      return await Promise.race([read(), waited]);
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    await locker.query('ROLLBACK');
+    locker.release();
+  }
+}
+
 const secretId = async (path: string) =>
   (await db().query('SELECT id FROM secrets WHERE vault_id = $1 AND path = $2', [vaultId, path])).rows[0].id as string;
+
+test('a repeated read is served from the cache: it needs no query of its own', async () => {
+  await cachedSecret('keys/hit', 'HIT-1');
+  const r = await underPoliciesLock(() => readSecret(jwt, vaultId, 'keys/hit'));
+  expect(r).not.toBe('waited for the lock');
+  expect(r !== 'waited for the lock' && r.body.value).toBe('HIT-1');
+  // The control: a read the cache does not hold is a fresh one, and waits.
+  expect((await putSecret(owner.token, vaultId, 'keys/miss', 'MISS-1')).status).toBe(201);
+  expect(await underPoliciesLock(() => readSecret(jwt, vaultId, 'keys/miss'), 1000)).toBe('waited for the lock');
+});
+
+test('failed logins on a user\'s email do not make that user\'s cached reads stale', async () => {
+  expect((await putSecret(owner.token, vaultId, 'ops/owned', 'OWN-1')).status).toBe(201);
+  for (let i = 0; i < 2; i++) expect((await readSecret(owner.token, vaultId, 'ops/owned')).body.value).toBe('OWN-1');
+  expect((await call('POST', '/v1/auth/token', { body: { email: owner.email, password: 'not-the-password' } })).status).toBe(401);
+  const r = await underPoliciesLock(() => readSecret(owner.token, vaultId, 'ops/owned'));
+  expect(r !== 'waited for the lock' && r.body.value).toBe('OWN-1');
+});
 
 test('a secret soft-deleted straight in the database answers 404 on the next read', async () => {
   await cachedSecret('keys/deleted', 'DEL-1');
@@ -104,4 +145,53 @@ test('a stale cached read leaves one audit record, the fresh read\'s, and the ch
   expect(await count()).toBe(3);
   const chain = await db().query(`SELECT prev_hash, integrity_hash FROM audit_events WHERE chain_key = $1 ORDER BY seq`, [owner.orgId]);
   for (let i = 1; i < chain.rows.length; i++) expect(chain.rows[i].prev_hash).toBe(chain.rows[i - 1].integrity_hash);
+});
+
+test('a cached read of version N answers 410 once that version is disabled', async () => {
+  await cachedSecret('keys/pinned', 'P-1');
+  expect((await putSecret(owner.token, vaultId, 'keys/pinned', 'P-2')).status).toBe(201);
+  const v1 = () => call('GET', `/v1/vaults/${vaultId}/secrets/keys/pinned?version=1`, { token: jwt });
+  for (let i = 0; i < 2; i++) expect((await v1()).body).toEqual(expect.objectContaining({ value: 'P-1', version: 1 }));
+  await db().query('UPDATE secret_versions SET disabled_at = now() WHERE secret_id = $1 AND version = 1', [await secretId('keys/pinned')]);
+  expect((await v1()).status).toBe(410);
+  expect((await readSecret(jwt, vaultId, 'keys/pinned')).body.value).toBe('P-2');
+});
+
+test('a deny policy added through the API refuses a read the cache held', async () => {
+  await cachedSecret('keys/denied', 'DENY-1');
+  const deny = await call('POST', `/v1/vaults/${vaultId}/policies`, {
+    token: owner.token, body: { secret_path_pattern: 'keys/denied', principal_type: 'agent', principal_id: agent.id, permissions: ['read'], effect: 'deny' },
+  });
+  expect(deny.status).toBe(201);
+  expect((await readSecret(jwt, vaultId, 'keys/denied')).status).toBe(403);
+  expect((await call('DELETE', `/v1/vaults/${vaultId}/policies/${deny.body.id}`, { token: owner.token })).status).toBe(204);
+  expect((await readSecret(jwt, vaultId, 'keys/denied')).body.value).toBe('DENY-1');
+});
+
+test('an agent deactivated straight in the database (its tokens not revoked) gets 401, cached or not', async () => {
+  const other = await registerAgent(owner, { name: 'cache-bot-2' });
+  await grantAgent(owner, vaultId, other.id, 'keys/*', ['read']);
+  const token = await agentJwt(other);
+  expect((await putSecret(owner.token, vaultId, 'keys/inactive', 'IN-1')).status).toBe(201);
+  for (let i = 0; i < 2; i++) expect((await readSecret(token, vaultId, 'keys/inactive')).body.value).toBe('IN-1');
+  await db().query(`UPDATE agents SET status = 'inactive' WHERE id = $1`, [other.id]);
+  for (const path of ['keys/inactive', 'keys/hit']) {
+    const r = await readSecret(token, vaultId, path);
+    expect(r.status).toBe(401);
+    expect(r.text).not.toContain('IN-1');
+  }
+});
+
+test('TRUNCATE of policies moves every vault\'s policy_version, as row changes do', async () => {
+  const client = await db().connect();
+  try {
+    await client.query('BEGIN');
+    const before = (await client.query('SELECT policy_version FROM vaults WHERE id = $1', [vaultId])).rows[0].policy_version;
+    await client.query('TRUNCATE policies');
+    const after = (await client.query('SELECT policy_version FROM vaults WHERE id = $1', [vaultId])).rows[0].policy_version;
+    expect(Number(after)).toBe(Number(before) + 1);
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
 });
