@@ -174,7 +174,7 @@ export class AuditWriter {
         for (const p of rejected) p.reject(new StaleReadError());
         items = items.filter((_, i) => !staleOrds.has(i + 1));
         if (items.length === 0) return items;
-        continue;
+        continue; // not an attempt: each pass removes at least one record, so this ends
       }
       if (inserted === items.length) {
         st.head = linked.last;
