@@ -1,5 +1,6 @@
 // Starts the HTTP api: services, caches, migrations, then the listener. Returns a stopper.
 import http from 'node:http';
+import { InFlight } from '../api/in-flight.ts';
 import type { Config } from '../domain/config.ts';
 import { createLogger } from '../domain/log.ts';
 import { openCore } from './core.ts';
@@ -40,7 +41,9 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
     pepper: core.pepper, auditKey: core.auditKey, kms: core.kms,
   };
   const { app } = createApp(services);
-  const server = http.createServer(app.callback());
+  const inFlight = new InFlight();
+  const handle = app.callback();
+  const server = http.createServer((req, res) => void inFlight.track(handle(req, res)));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -54,6 +57,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
     url,
     stop: async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); });
+      if (!(await inFlight.settled(20_000))) log.warn('stopping with requests still running', { running: inFlight.count });
       await audit.drain().catch(() => {});
       await hot.close();
       await bus.close();
