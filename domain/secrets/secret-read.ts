@@ -92,7 +92,7 @@ export async function readSecret(
     readCache.delete(key);
   }
   const fresh = await readFresh(hot, kms, principal, clientIp, vaultId, path, version, audit);
-  if (fresh.cached) readCache.set(key, fresh.cached);
+  readCache.set(key, fresh.cached);
   return fresh.result;
 }
 
@@ -124,7 +124,7 @@ async function serveCached(kms: Kms, principal: Principal, clientIp: string, pat
 
 async function readFresh(
   hot: HotReads, kms: Kms, principal: Principal, clientIp: string, vaultId: string, path: string, version: number | null, audit: AuditRead,
-): Promise<{ result: ReadSecretResult; cached: CachedRead | undefined }> {
+): Promise<{ result: ReadSecretResult; cached: CachedRead }> {
   const loaded = await loadRow(hot, principal, vaultId, path, version);
   if (!loaded) throw notFound('Vault');
   const { row, policies } = loaded;
