@@ -16,6 +16,8 @@ import { readJsonBody } from './body.ts';
 import { parseOrThrow } from './validate.ts';
 import { Problem, notFound } from '../domain/errors.ts';
 import { allRoutes } from './routes/index.ts';
+import { redactPath } from '../domain/audit/redact-path.ts';
+import type { ActionContext } from '../domain/audit/action-context.ts';
 
 export function createApp(s: ApiServices): { app: Koa<RequestState>; router: Router<RequestState>; routes: RouteDef[] } {
   const app = new Koa<RequestState>();
@@ -60,6 +62,16 @@ async function handle(def: RouteDef, ctx: AppContext, s: ApiServices): Promise<v
   const query = def.query ? parseOrThrow(def.query, ctx.query, 'query') : undefined;
   let body: unknown;
   if (def.body) body = parseOrThrow(def.body, await readJsonBody(ctx, s.config.bodyLimitBytes), 'body');
-  await def.handler({ ctx, body, query, params, services: s, principal: ctx.state.principal! });
-  if (ctx.status === 404 && ctx.body === undefined) ctx.status = 204;
+  const action: ActionContext = {
+    principal: ctx.state.principal ?? null,
+    clientIp: ctx.state.clientIp,
+    requestId: ctx.state.requestId,
+    method: ctx.method,
+    path: redactPath(ctx.path),
+    onAudited: () => { ctx.state.audited = true; },
+  };
+  const result = await def.handler({ ctx, body, query, params, services: s, principal: ctx.state.principal!, action });
+  if (result === undefined && ctx.body !== undefined) return; // legacy handler: answered itself
+  ctx.status = def.success.status;
+  if (def.success.status !== 204) ctx.body = result;
 }

@@ -3,7 +3,7 @@
 import type { AppContext } from './route.ts';
 import type { ApiServices } from './services.ts';
 import type { Principal } from '../domain/auth/principal.ts';
-import { redactPath } from './pipeline/audit.ts';
+import { redactPath } from '../domain/audit/redact-path.ts';
 import type { ReadGuard } from '../domain/audit/read-guard.ts';
 
 export async function auditAction(

@@ -1,13 +1,17 @@
-// A route is declared once: method, path, auth level, zod schemas and handler. The same
-// declaration registers the Koa route and its OpenAPI operation, so the two cannot drift.
+// A route is declared once: method, path, auth level, input schemas, its success answer (status
+// and the presenter schema of the body) and its handler. The same declaration registers the Koa
+// route and its OpenAPI operation, so the two cannot drift. Handlers validate nothing themselves
+// and run no SQL: they call one domain command and return what a presenter built from its result.
 import type { ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import type { Principal } from '../domain/auth/principal.ts';
+import type { ActionContext } from '../domain/audit/action-context.ts';
 import type { ApiServices } from './services.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** public: no credentials; user: a human's token or key; principal: a human or an agent. */
 export type AuthLevel = 'public' | 'user' | 'principal';
+export type SuccessStatus = 200 | 201 | 202 | 204;
 
 export type RequestState = {
   requestId: string;
@@ -15,7 +19,7 @@ export type RequestState = {
   principal?: Principal;
   /** A short label of the matched route for the audit record. */
   routeLabel?: string;
-  /** Set once a handler recorded this request's own audit event (e.g. secret.read). */
+  /** Set once a command recorded this request's own audit event (e.g. secret.read). */
   audited?: boolean;
 };
 
@@ -29,9 +33,14 @@ export type HandlerInput<B, Q, P> = {
   services: ApiServices;
   /** Present on every route whose auth level is not `public`. */
   principal: Principal;
+  /** The request as domain commands see it (caller, address, request id) for their audit records. */
+  action: ActionContext;
 };
 
-export type RouteDef<B = unknown, Q = unknown, P = unknown> = {
+/** The body a handler returns: what its success schema describes, or nothing (204). */
+export type SuccessBody<S> = [S] extends [z.ZodType] ? z.output<S> : void;
+
+export type RouteDef<B = unknown, Q = unknown, P = unknown, S extends z.ZodType | undefined = z.ZodType | undefined> = {
   method: HttpMethod;
   path: string;
   summary: string;
@@ -40,15 +49,18 @@ export type RouteDef<B = unknown, Q = unknown, P = unknown> = {
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
-  /** Status codes this route answers with besides the generic errors, with a short description. */
-  responses: Record<number, string>;
-  handler: (input: HandlerInput<B, Q, P>) => Promise<void>;
+  /** The one success answer. Every status but 204 has a body described by a registered presenter schema. */
+  success: { status: SuccessStatus; description: string; schema?: S };
+  /** Problem statuses this route answers with besides the generic ones, with a short reason. */
+  errors?: Record<number, string>;
+  handler: (input: HandlerInput<B, Q, P>) => Promise<SuccessBody<S>>;
 };
 
-export function route<B = undefined, Q = undefined, P = undefined>(def: RouteDef<B, Q, P>): RouteDef {
+export function route<B = undefined, Q = undefined, P = undefined, S extends z.ZodType | undefined = undefined>(def: RouteDef<B, Q, P, S>): RouteDef {
   return def as unknown as RouteDef;
 }
 
+/** Legacy: handlers not yet returning their body set it here (issue 8 removes this). */
 export function json(ctx: AppContext, status: number, body: unknown): void {
   ctx.status = status;
   ctx.body = body;

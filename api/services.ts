@@ -1,4 +1,6 @@
-// Everything a request handler may use, built once per api process.
+// What the HTTP layer is given, built once per api process in workers/api-services.ts: the
+// pipeline's stages get what they check with, and handlers get one object per domain area whose
+// methods are the commands. Handlers never see a pool, a key or a cache.
 import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../domain/config.ts';
 import type { KeyObject } from 'node:crypto';
@@ -10,28 +12,36 @@ import type { RevocationList } from '../domain/auth/revocations.ts';
 import type { ApiKeyService } from '../domain/auth/api-keys.ts';
 import type { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import type { AuditWriter } from '../domain/audit/audit-writer.ts';
+import type { ActionAudit } from '../domain/audit/action-audit.ts';
 import type { WorkflowStarter } from '../domain/temporal/workflow-starter.ts';
 import type { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
+import type { Mailer } from '../domain/mail/mailer.ts';
+import type { VaultCommands } from '../domain/vaults/vault-commands.ts';
 
 export type ApiServices = {
   config: Config;
-  db: MikroORM;
-  /** Prepared statements for hot paths, on a pool of their own with generic plans. */
-  hot: HotReads;
-  /** A fresh EntityManager fork: use one per request or unit of work. */
-  em: () => EntityManager;
   log: Logger;
+
+  // Pipeline stages (api/pipeline/*).
+  audit: AuditWriter;
+  rateLimiter: TokenBuckets;
   jwt: JwtService;
-  revocations: RevocationList;
   apiKeys: ApiKeyService;
   ipRules: IpRuleCache;
-  audit: AuditWriter;
-  workflows: WorkflowStarter;
-  rateLimiter: TokenBuckets;
-  /** HMAC pepper for opaque tokens (API keys, reset and invitation tokens). */
-  pepper: KeyObject;
-  /** Key of the audit hash chain. */
-  auditKey: KeyObject;
-  /** The key backend (local or PKCS#11) that holds every vault key. */
+  /** The key backend, for /v1/health/hsm. */
   kms: Kms;
+
+  // Domain areas: one object per area, its methods are the commands.
+  vaults: VaultCommands;
+
+  // Legacy: still used by handlers not yet moved onto domain commands (issue 8 removes them).
+  db: MikroORM;
+  hot: HotReads;
+  em: () => EntityManager;
+  revocations: RevocationList;
+  actionAudit: ActionAudit;
+  workflows: WorkflowStarter;
+  mailer: Mailer;
+  pepper: KeyObject;
+  auditKey: KeyObject;
 };

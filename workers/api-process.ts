@@ -7,15 +7,9 @@ import { openCore } from './core.ts';
 import { migrate } from '../db/migrate.ts';
 import { hotReads } from '../db/hot-reads.ts';
 import { InvalidationBus } from '../domain/cache/invalidation-bus.ts';
-import { RevocationList } from '../domain/auth/revocations.ts';
-import { JwtService } from '../domain/auth/jwt.ts';
-import { ApiKeyService } from '../domain/auth/api-keys.ts';
-import { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
-import { AuditWriter } from '../domain/audit/audit-writer.ts';
-import { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
-import { WorkflowStarter, connectTemporal } from '../domain/temporal/workflow-starter.ts';
+import { connectTemporal } from '../domain/temporal/workflow-starter.ts';
 import { createApp } from '../api/app.ts';
-import type { ApiServices } from '../api/services.ts';
+import { buildApiServices } from './api-services.ts';
 
 export type RunningApi = { url: string; stop: () => Promise<void> };
 
@@ -25,21 +19,11 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   const em = () => core.db.em.fork();
   await migrate(em(), (m) => log.info(m));
   const bus = new InvalidationBus(databaseUrl, (m) => log.warn(m));
-  const revocations = new RevocationList(em, bus);
   const hot = hotReads(databaseUrl);
-  const apiKeys = new ApiKeyService(core.pepper, hot, bus);
-  const ipRules = new IpRuleCache(em, bus);
-  await bus.start();
-  const jwt = new JwtService(config.jwtIssuer, core.jwtWrapKey, revocations);
-  await jwt.init(em());
   const temporal = await connectTemporal(temporalAddress, config.temporalNamespace);
-  const audit = new AuditWriter(hot, core.auditKey, log);
-  const services: ApiServices = {
-    config, db: core.db, hot, em, log, jwt, revocations, apiKeys, ipRules, audit,
-    workflows: new WorkflowStarter(temporal, log),
-    rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst),
-    pepper: core.pepper, auditKey: core.auditKey, kms: core.kms,
-  };
+  // Caches subscribe to the bus before it starts, so no invalidation is missed.
+  const services = await buildApiServices({ config, log, core, hot, bus, temporal }, () => bus.start());
+  const { audit } = services;
   const { app } = createApp(services);
   const inFlight = new InFlight();
   const handle = app.callback();

@@ -5,19 +5,8 @@
 import type { Middleware } from 'koa';
 import type { RequestState } from '../route.ts';
 import type { AuditWriter } from '../../domain/audit/audit-writer.ts';
+import { redactPath } from '../../domain/audit/redact-path.ts';
 
-// Path segments that are credentials themselves are masked before the path is recorded.
-const SECRET_SEGMENTS: RegExp[] = [
-  /(\/webhook\/)[^/]+/g,            // automation webhook tokens
-  /(\/v1\/platform\/claim\/)[^/]+/g, // platform claim tokens
-  /(\/v1\/agents\/enroll\/)[^/]+/g,   // agent enrollment approval tokens
-];
-
-export function redactPath(path: string): string {
-  let p = path.length > 512 ? `${path.slice(0, 512)}…` : path;
-  for (const r of SECRET_SEGMENTS) p = p.replace(r, '$1[redacted]');
-  return p;
-}
 
 export function auditRequests(audit: AuditWriter): Middleware<RequestState> {
   return async (ctx, next) => {
@@ -32,6 +21,9 @@ export function auditRequests(audit: AuditWriter): Middleware<RequestState> {
           action: 'http.request',
           actorType: principal?.type ?? null,
           actorId: principal?.id ?? null,
+          // The route the request matched (its Koa pattern), or the path when none did.
+          resourceType: 'route',
+          resourceId: ctx.state.routeLabel ?? `${ctx.method} ${redactPath(ctx.path)}`,
           details: { method: ctx.method, path: redactPath(ctx.path), status: ctx.status, ...(ctx.state.routeLabel ? { route: ctx.state.routeLabel } : {}) },
           ipAddress: ctx.state.clientIp,
           requestId: ctx.state.requestId,

@@ -13,7 +13,7 @@ export const auditRoutes = [
       action: z.string().min(1).max(100).optional(),
       cursor: z.string().min(1).max(100).optional(),
     }),
-    responses: { 200: '{events, count, next_cursor}', 403: 'Not an owner or admin' },
+    success: { status: 200, description: '{events, count, next_cursor}' }, errors: { 403: 'Not an owner or admin' },
     async handler({ ctx, query, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);
@@ -25,7 +25,7 @@ export const auditRoutes = [
     method: 'GET', path: '/v1/audit/verify', tag: 'Audit', auth: 'user',
     summary: "Recompute the organization's audit hash chain and report whether it is intact",
     query: z.object({ limit: z.coerce.number().int().min(1).max(100_000).default(10_000) }),
-    responses: { 200: '{chain_valid, events_checked, broken_at_event_id}', 403: 'Not an owner or admin' },
+    success: { status: 200, description: '{chain_valid, events_checked, broken_at_event_id}' }, errors: { 403: 'Not an owner or admin' },
     async handler({ ctx, query, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);

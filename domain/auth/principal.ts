@@ -15,3 +15,9 @@ export type Principal = {
 };
 
 export const subjectOf = (p: { type: PrincipalType; id: string }) => `${p.type}:${p.id}`;
+
+/** The verified caller of an authenticated action (routes that are not public always have one). */
+export function callerOf(ctx: { principal: Principal | null }): Principal {
+  if (!ctx.principal) throw new Error('this action needs an authenticated caller');
+  return ctx.principal;
+}

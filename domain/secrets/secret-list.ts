@@ -3,7 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { decide, type Caller, type PolicyRow } from '../policies/access.ts';
 import { isUnderPrefix } from '../paths/secret-path.ts';
-import type { VaultRow } from '../vaults/vault-store.ts';
+import type { VaultRow } from '../vaults/vault-repository.ts';
 import { iso } from '../time.ts';
 import { badRequest } from '../errors.ts';
 

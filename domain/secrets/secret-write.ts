@@ -9,7 +9,7 @@ import { encryptSecret } from '../crypto/envelope.ts';
 import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { subjectOf } from '../auth/principal.ts';
-import type { VaultRow } from '../vaults/vault-store.ts';
+import type { VaultRow } from '../vaults/vault-repository.ts';
 
 export type SecretInput = {
   type?: string;

@@ -2,12 +2,13 @@
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { checkResponse } from './response-check.ts';
 
 export const apiUrl = () => process.env.TEST_API_URL!;
 
 export type Res<T = any> = { status: number; body: T; headers: Headers; text: string };
 
-export async function call<T = any>(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string; base?: string } = {}): Promise<Res<T>> {
+export async function call<T = any>(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string; base?: string; unchecked?: boolean } = {}): Promise<Res<T>> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   let payload: string | undefined = opts.raw;
@@ -17,6 +18,7 @@ export async function call<T = any>(method: string, path: string, opts: { token?
   const text = await r.text();
   let body: any = undefined;
   try { body = text ? JSON.parse(text) : undefined; } catch { body = text; }
+  if (!opts.unchecked) await checkResponse(opts.base ?? apiUrl(), { method, url: path, status: r.status, contentType: r.headers.get('content-type'), body, text });
   return { status: r.status, body, headers: r.headers, text };
 }
 

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { checkResponse } from './response-check.ts';
 import { call, apiUrl, closeDb, db, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from './api.ts';
 
 export const SECRET_TYPES = [
@@ -33,7 +34,9 @@ export function rawCall(method: string, rawPath: string, token: string, body?: u
         try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = text; }
         const headers = new Headers();
         for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') headers.set(k, v);
-        resolve({ status: res.statusCode ?? 0, body: parsed, headers, text });
+        const answer = { status: res.statusCode ?? 0, body: parsed, headers, text };
+        checkResponse(apiUrl(), { method, url: rawPath, status: answer.status, contentType: res.headers['content-type'] ?? null, body: parsed, text })
+          .then(() => resolve(answer), reject);
       });
     });
     req.on('error', reject);

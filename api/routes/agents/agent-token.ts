@@ -15,7 +15,7 @@ export const agentTokenRoutes = [
     method: 'POST', path: '/v1/auth/agent-token', tag: 'Authentication', auth: 'public',
     summary: "Exchange an agent's ocv_ key for a JWT",
     body: z.object({ api_key: z.string().min(1).max(256), agent_id: z.string().max(64).optional() }),
-    responses: { 200: 'Token response with agent_id and vault_ids', 401: 'Invalid, expired, rotated or deactivated key' },
+    success: { status: 200, description: 'Token response with agent_id and vault_ids' }, errors: { 401: 'Invalid, expired, rotated or deactivated key' },
     async handler({ ctx, body, services: s }) {
       const failed = 'Agent key is invalid, expired, rotated, or the agent is deactivated';
       if (!body.api_key.startsWith(AGENT_KEY_PREFIX)) throw unauthorized(failed);

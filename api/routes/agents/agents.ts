@@ -42,7 +42,7 @@ export const agentRoutes = [
   route({
     method: 'POST', path: '/v1/agents', tag: 'Agents', auth: 'user',
     summary: 'Register an agent; the ocv_ key is returned once', body: createBody,
-    responses: { 201: '{agent_id, api_key, agent}', 400: 'Invalid input', 403: 'Not an owner or admin, or resource_limit_exceeded' },
+    success: { status: 201, description: '{agent_id, api_key, agent}' }, errors: { 400: 'Invalid input', 403: 'Not an owner or admin, or resource_limit_exceeded' },
     async handler({ ctx, body, principal, services: s }) {
       await requireManager(s.em(), principal);
       const key = newAgentKey(s.pepper);
@@ -56,7 +56,7 @@ export const agentRoutes = [
   }),
   route({
     method: 'GET', path: '/v1/agents', tag: 'Agents', auth: 'user',
-    summary: "The organization's agents", responses: { 200: '{agents}' },
+    summary: "The organization's agents", success: { status: 200, description: '{agents}' },
     async handler({ ctx, principal, services: s }) {
       const rows = await s.em().execute<AgentRow[]>("SELECT * FROM agents WHERE org_id = ? AND status <> 'pending' ORDER BY created_at", [principal.orgId]);
       json(ctx, 200, { agents: rows.map(presentAgent) });
@@ -64,7 +64,7 @@ export const agentRoutes = [
   }),
   route({
     method: 'GET', path: '/v1/agents/me', tag: 'Agents', auth: 'principal',
-    summary: "The calling agent's own profile", responses: { 200: 'Agent', 403: 'Not an agent' },
+    summary: "The calling agent's own profile", success: { status: 200, description: 'Agent' }, errors: { 403: 'Not an agent' },
     async handler({ ctx, principal, services: s }) {
       if (principal.type !== 'agent') throw forbidden('This endpoint is for agents; humans use GET /v1/auth/me');
       json(ctx, 200, presentAgent(await loadAgent(s.em(), principal.orgId, principal.id)));
@@ -72,7 +72,7 @@ export const agentRoutes = [
   }),
   route({
     method: 'GET', path: '/v1/agents/:agent_id', tag: 'Agents', auth: 'user',
-    summary: 'One agent', params, responses: { 200: 'Agent', 404: 'Not found' },
+    summary: 'One agent', params, success: { status: 200, description: 'Agent' }, errors: { 404: 'Not found' },
     async handler({ ctx, params: p, principal, services: s }) {
       json(ctx, 200, presentAgent(await loadAgent(s.em(), principal.orgId, p.agent_id)));
     },
@@ -80,7 +80,7 @@ export const agentRoutes = [
   route({
     method: 'PATCH', path: '/v1/agents/:agent_id', tag: 'Agents', auth: 'user',
     summary: 'Update an agent (name, description, Intents API, guardrails, key expiry, scopes)', params, body: patchBody,
-    responses: { 200: 'Agent', 400: 'Invalid input', 403: 'Not an owner or admin', 404: 'Not found' },
+    success: { status: 200, description: 'Agent' }, errors: { 400: 'Invalid input', 403: 'Not an owner or admin', 404: 'Not found' },
     async handler({ ctx, params: p, body, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);
@@ -111,7 +111,7 @@ export const agentRoutes = [
   route({
     method: 'DELETE', path: '/v1/agents/:agent_id', tag: 'Agents', auth: 'user',
     summary: 'Deactivate an agent: its key and tokens stop working at once', params,
-    responses: { 204: 'Deactivated', 403: 'Not an owner or admin', 404: 'Not found' },
+    success: { status: 204, description: 'Deactivated' }, errors: { 403: 'Not an owner or admin', 404: 'Not found' },
     async handler({ ctx, params: p, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);
@@ -127,7 +127,7 @@ export const agentRoutes = [
   route({
     method: 'POST', path: '/v1/agents/:agent_id/rotate-key', tag: 'Agents', auth: 'user',
     summary: 'Issue a new ocv_ key; the old key and its tokens stop working at once', params,
-    responses: { 200: '{api_key}', 403: 'Not an owner or admin', 404: 'Not found' },
+    success: { status: 200, description: '{api_key}' }, errors: { 403: 'Not an owner or admin', 404: 'Not found' },
     async handler({ ctx, params: p, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);

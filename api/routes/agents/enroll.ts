@@ -45,7 +45,7 @@ export const enrollRoutes = [
     method: 'POST', path: '/v1/agents/enroll', tag: 'Agents', auth: 'public',
     summary: 'Agent self-enrollment: creates a pending request a human must approve',
     body: z.object({ name: z.string().trim().min(1).max(255), description: z.string().max(2000).optional().default(''), human_email: emailField.optional() }),
-    responses: { 201: '{agent_id (nil until approved), message, approval_url?}', 400: 'Invalid input', 429: 'Too many enrollment requests' },
+    success: { status: 201, description: '{agent_id (nil until approved), message, approval_url?}' }, errors: { 400: 'Invalid input', 429: 'Too many enrollment requests' },
     async handler({ ctx, body, services: s }) {
       const wait = perIp.take(ctx.state.clientIp);
       if (wait > 0) throw new Problem(429, 'Too many enrollment requests from this address; retry later', { headers: { 'Retry-After': String(wait) } });
@@ -85,7 +85,7 @@ export const enrollRoutes = [
   route({
     method: 'GET', path: '/v1/agents/enroll/:token', tag: 'Agents', auth: 'public',
     summary: 'Preview an enrollment request', params: tokenParams,
-    responses: { 200: 'Request', 404: 'Unknown', 409: 'Already decided', 410: 'Expired' },
+    success: { status: 200, description: 'Request' }, errors: { 404: 'Unknown', 409: 'Already decided', 410: 'Expired' },
     async handler({ ctx, params, services: s }) {
       const e = await openEnrollment(s.em(), s.pepper, params.token, false);
       json(ctx, 200, { name: e.name, description: e.description, status: e.status, human_email_required: e.human_email !== null, created_at: iso(e.created_at), expires_at: iso(e.expires_at) });
@@ -94,7 +94,7 @@ export const enrollRoutes = [
   route({
     method: 'POST', path: '/v1/agents/enroll/:token/approve', tag: 'Agents', auth: 'user',
     summary: "Approve an enrollment into the caller's organization; returns the agent's key once", params: tokenParams,
-    responses: { 201: '{agent_id, api_key, agent}', 403: 'Not an owner/admin, not the named human, or resource_limit_exceeded', 404: 'Unknown', 409: 'Already decided', 410: 'Expired' },
+    success: { status: 201, description: '{agent_id, api_key, agent}' }, errors: { 403: 'Not an owner/admin, not the named human, or resource_limit_exceeded', 404: 'Unknown', 409: 'Already decided', 410: 'Expired' },
     async handler({ ctx, params, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);
@@ -118,7 +118,7 @@ export const enrollRoutes = [
   route({
     method: 'POST', path: '/v1/agents/enroll/:token/deny', tag: 'Agents', auth: 'user',
     summary: 'Deny an enrollment request', params: tokenParams,
-    responses: { 204: 'Denied', 403: 'Not an owner/admin', 404: 'Unknown', 409: 'Already decided', 410: 'Expired' },
+    success: { status: 204, description: 'Denied' }, errors: { 403: 'Not an owner/admin', 404: 'Unknown', 409: 'Already decided', 410: 'Expired' },
     async handler({ ctx, params, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);

@@ -18,7 +18,7 @@ export const apiKeyRoutes = [
       expires_at: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' }).optional().nullable(),
       scopes: z.array(z.string().min(1).max(200)).max(50).optional(),
     }),
-    responses: { 201: 'Created: {key, api_key}', 400: 'Invalid input' },
+    success: { status: 201, description: 'Created: {key, api_key}' }, errors: { 400: 'Invalid input' },
     async handler({ ctx, body, principal, services: s }) {
       const expiresAt = body.expires_at ? new Date(body.expires_at) : undefined;
       if (expiresAt && expiresAt.getTime() <= Date.now()) throw badRequest('expires_at: must be in the future');
@@ -33,7 +33,7 @@ export const apiKeyRoutes = [
   route({
     method: 'GET', path: '/v1/auth/api-keys', tag: 'API keys', auth: 'user',
     summary: "List the caller's API keys (prefix and metadata only)",
-    responses: { 200: '{keys}' },
+    success: { status: 200, description: '{keys}' },
     async handler({ ctx, principal, services: s }) {
       const keys = await s.em().find(ApiKey, { userId: principal.id }, { orderBy: { createdAt: 'desc' } });
       json(ctx, 200, { keys: keys.map(presentApiKey) });
@@ -43,7 +43,7 @@ export const apiKeyRoutes = [
     method: 'DELETE', path: '/v1/auth/api-keys/:key_id', tag: 'API keys', auth: 'user',
     summary: 'Revoke an API key',
     params: z.object({ key_id: z.string() }),
-    responses: { 204: 'Revoked', 404: 'No such key' },
+    success: { status: 204, description: 'Revoked' }, errors: { 404: 'No such key' },
     async handler({ ctx, params, principal, services: s }) {
       if (!isUuid(params.key_id)) throw notFound('API key');
       const em = s.em();

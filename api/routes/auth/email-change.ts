@@ -18,7 +18,7 @@ export const emailChangeRoutes = [
     method: 'POST', path: '/v1/auth/change-email', tag: 'Account', auth: 'user',
     summary: 'Send a 6-digit code to a new e-mail address (replaces any pending request)',
     body: z.object({ new_email: emailField }),
-    responses: { 200: 'Code sent', 400: 'Invalid address', 409: 'Address already in use' },
+    success: { status: 200, description: 'Code sent' }, errors: { 400: 'Invalid address', 409: 'Address already in use' },
     async handler({ ctx, body, principal, services: s }) {
       const em = s.em();
       const user = await loadActiveUser(em, principal.id);
@@ -48,7 +48,7 @@ export const emailChangeRoutes = [
     method: 'POST', path: '/v1/auth/verify-email-change', tag: 'Account', auth: 'user',
     summary: 'Complete the e-mail change with the 6-digit code',
     body: z.object({ code: z.string().trim().regex(/^\d{6}$/, { message: 'must be the 6-digit code' }) }),
-    responses: { 200: 'E-mail changed', 400: 'Wrong, expired or exhausted code', 409: 'Address taken meanwhile' },
+    success: { status: 200, description: 'E-mail changed' }, errors: { 400: 'Wrong, expired or exhausted code', 409: 'Address taken meanwhile' },
     async handler({ ctx, body, principal, services: s }) {
       const em = s.em();
       const outcome = await em.transactional(async (tx) => {

@@ -15,7 +15,7 @@ export const meRoutes = [
   route({
     method: 'GET', path: '/v1/auth/me', tag: 'Account', auth: 'user',
     summary: 'The current user profile',
-    responses: { 200: 'Profile' },
+    success: { status: 200, description: 'Profile' },
     async handler({ ctx, principal, services: s }) {
       json(ctx, 200, await loadProfile(s.hot, principal.id));
     },
@@ -25,7 +25,7 @@ export const meRoutes = [
     summary: 'Update display name and marketing opt-in',
     body: z.object({ display_name: displayNameField.nullable().optional(), marketing_emails: z.boolean().optional() })
       .refine((b) => b.display_name !== undefined || b.marketing_emails !== undefined, { message: 'send display_name and/or marketing_emails' }),
-    responses: { 200: 'Updated profile', 400: 'Invalid input' },
+    success: { status: 200, description: 'Updated profile' }, errors: { 400: 'Invalid input' },
     async handler({ ctx, body, principal, services: s }) {
       const em = s.em();
       const user = await loadActiveUser(em, principal.id);
@@ -40,7 +40,7 @@ export const meRoutes = [
     method: 'DELETE', path: '/v1/auth/me', tag: 'Account', auth: 'user',
     summary: 'Delete the account: credentials die at once, data is removed in the background',
     body: z.object({ confirmation: z.string().optional(), confirm: z.string().optional(), password: z.string().max(1024).optional() }),
-    responses: { 202: 'Deletion started', 400: 'Missing confirmation', 401: 'Wrong password', 409: 'Last owner of an organization with other members' },
+    success: { status: 202, description: 'Deletion started' }, errors: { 400: 'Missing confirmation', 401: 'Wrong password', 409: 'Last owner of an organization with other members' },
     async handler({ ctx, body, principal, services: s }) {
       if ((body.confirmation ?? body.confirm) !== 'DELETE MY ACCOUNT') {
         throw badRequest('confirmation: must be the text "DELETE MY ACCOUNT"');
@@ -60,7 +60,7 @@ export const meRoutes = [
   route({
     method: 'GET', path: '/v1/auth/settings', tag: 'Account', auth: 'user',
     summary: 'Security settings',
-    responses: { 200: 'Settings' },
+    success: { status: 200, description: 'Settings' },
     async handler({ ctx, principal, services: s }) {
       const em = s.em();
       const user = await loadActiveUser(em, principal.id);
@@ -71,7 +71,7 @@ export const meRoutes = [
     method: 'PATCH', path: '/v1/auth/settings', tag: 'Account', auth: 'user',
     summary: 'Update security settings',
     body: z.object({ require_passkey_for_vaults: z.boolean() }),
-    responses: { 200: 'Settings', 400: 'Enabling passkey-gated vaults needs a registered passkey' },
+    success: { status: 200, description: 'Settings' }, errors: { 400: 'Enabling passkey-gated vaults needs a registered passkey' },
     async handler({ ctx, body, principal, services: s }) {
       const em = s.em();
       const user = await loadActiveUser(em, principal.id);
@@ -89,7 +89,7 @@ export const meRoutes = [
   route({
     method: 'POST', path: '/v1/auth/export-data', tag: 'Account', auth: 'user',
     summary: "A JSON archive of the user's own records (never secret values)",
-    responses: { 200: 'Archive' },
+    success: { status: 200, description: 'Archive' },
     async handler({ ctx, principal, services: s }) {
       const archive = await exportAccountData(s.em(), s.hot, principal.id);
       await auditAction(ctx, s, 'user.export_data', { resourceType: 'user', resourceId: principal.id });

@@ -18,7 +18,7 @@ export const passwordRoutes = [
     method: 'POST', path: '/v1/auth/change-password', tag: 'Account', auth: 'user',
     summary: 'Change the password (ends other sessions; returns a fresh token)',
     body: z.object({ current_password: z.string().min(1).max(1024), new_password: passwordField }),
-    responses: { 200: 'Password changed', 400: 'Invalid new password', 401: 'Current password is wrong' },
+    success: { status: 200, description: 'Password changed' }, errors: { 400: 'Invalid new password', 401: 'Current password is wrong' },
     async handler({ ctx, body, principal, services: s }) {
       const em = s.em();
       const user = await loadActiveUser(em, principal.id);
@@ -40,7 +40,7 @@ export const passwordRoutes = [
     method: 'POST', path: '/v1/auth/set-password', tag: 'Account', auth: 'user',
     summary: 'Set a first password for an account that has none',
     body: z.object({ password: passwordField }),
-    responses: { 200: 'Password set', 400: 'A password is already set' },
+    success: { status: 200, description: 'Password set' }, errors: { 400: 'A password is already set' },
     async handler({ ctx, body, principal, services: s }) {
       const em = s.em();
       const hash = await hashPassword(body.password);
@@ -55,7 +55,7 @@ export const passwordRoutes = [
     method: 'POST', path: '/v1/auth/forgot-password', tag: 'Account', auth: 'public',
     summary: 'Send a password reset link',
     body: z.object({ email: emailField }),
-    responses: { 200: 'status: email_sent, no_account or social_account' },
+    success: { status: 200, description: 'status: email_sent, no_account or social_account' },
     async handler({ ctx, body, services: s }) {
       const em = s.em();
       const user = await findUserByEmail(em, body.email);
@@ -90,7 +90,7 @@ export const passwordRoutes = [
     method: 'POST', path: '/v1/auth/reset-password', tag: 'Account', auth: 'public',
     summary: 'Complete a password reset with the e-mailed token',
     body: z.object({ token: z.string().min(1).max(256), new_password: passwordField }),
-    responses: { 200: 'Password reset', 400: 'Invalid or expired token' },
+    success: { status: 200, description: 'Password reset' }, errors: { 400: 'Invalid or expired token' },
     async handler({ ctx, body, services: s }) {
       const em = s.em();
       const hash = await hashPassword(body.new_password);

@@ -21,7 +21,7 @@ export const tokenRoutes = [
     method: 'POST', path: '/v1/auth/signup', tag: 'Authentication', auth: 'public',
     summary: 'Create an account and its organization (the caller becomes owner)',
     body: z.object({ email: emailField, password: passwordField, display_name: displayNameField.optional() }),
-    responses: { 200: 'Account created; token response', 400: 'Invalid input', 409: 'E-mail already registered' },
+    success: { status: 200, description: 'Account created; token response' }, errors: { 400: 'Invalid input', 409: 'E-mail already registered' },
     async handler({ ctx, body, services: s }) {
       const em = s.em();
       const passwordHash = await hashPassword(body.password);
@@ -40,7 +40,7 @@ export const tokenRoutes = [
     method: 'POST', path: '/v1/auth/token', tag: 'Authentication', auth: 'public',
     summary: 'Log in with e-mail and password',
     body: z.object({ email: z.string().trim().min(1).max(254).transform((e) => e.toLowerCase()), password: z.string().min(1).max(1024) }),
-    responses: { 200: 'Token response', 401: 'Bad credentials' },
+    success: { status: 200, description: 'Token response' }, errors: { 401: 'Bad credentials' },
     async handler({ ctx, body, services: s }) {
       const em = s.em();
       let user;
@@ -59,7 +59,7 @@ export const tokenRoutes = [
     method: 'POST', path: '/v1/auth/api-key-token', tag: 'Authentication', auth: 'public',
     summary: 'Exchange a personal xck_ API key for a JWT',
     body: z.object({ api_key: z.string().min(1).max(256) }),
-    responses: { 200: 'Token response', 401: 'Unknown, revoked or expired key' },
+    success: { status: 200, description: 'Token response' }, errors: { 401: 'Unknown, revoked or expired key' },
     async handler({ ctx, body, services: s }) {
       const p = await s.apiKeys.resolve(body.api_key);
       if (!p) throw unauthorized('API key is invalid, revoked or expired');
@@ -70,7 +70,7 @@ export const tokenRoutes = [
   route({
     method: 'POST', path: '/v1/auth/refresh', tag: 'Authentication', auth: 'public',
     summary: 'Refresh tokens are not implemented: always 400',
-    responses: { 400: 'Refresh tokens are not yet implemented' },
+    success: { status: 200, description: 'OK' }, errors: { 400: 'Refresh tokens are not yet implemented' },
     async handler() {
       throw badRequest('Refresh tokens are not yet implemented; request a new access token instead');
     },
@@ -78,7 +78,7 @@ export const tokenRoutes = [
   route({
     method: 'DELETE', path: '/v1/auth/token', tag: 'Authentication', auth: 'principal',
     summary: 'Revoke the access token used for this request',
-    responses: { 204: 'Revoked', 400: 'The credential is an API key, not a token' },
+    success: { status: 204, description: 'Revoked' }, errors: { 400: 'The credential is an API key, not a token' },
     async handler({ ctx, principal, services: s }) {
       if (principal.via !== 'jwt' || !principal.jti || !principal.expiresAt) {
         throw new Problem(400, 'This request used an API key; revoke keys with DELETE /v1/auth/api-keys/{key_id}');

@@ -21,7 +21,7 @@ export const invitationRoutes = [
     method: 'POST', path: '/v1/org/invite', tag: 'Organization', auth: 'user',
     summary: 'Invite someone by e-mail (role member or admin)',
     body: z.object({ email: emailField, role: z.enum(['member', 'admin']).default('member') }),
-    responses: { 200: 'Invitation sent', 403: 'Not an owner or admin', 409: 'E-mail already has an account' },
+    success: { status: 200, description: 'Invitation sent' }, errors: { 403: 'Not an owner or admin', 409: 'E-mail already has an account' },
     async handler({ ctx, body, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);
@@ -52,7 +52,7 @@ export const invitationRoutes = [
     method: 'POST', path: '/v1/org/invitations/accept', tag: 'Organization', auth: 'public',
     summary: 'Accept an invitation: creates the account in the inviting organization',
     body: z.object({ token: z.string().min(1).max(256), password: passwordField, display_name: displayNameField.optional() }),
-    responses: { 200: 'Token response', 400: 'Invalid or expired invitation', 409: 'E-mail already has an account' },
+    success: { status: 200, description: 'Token response' }, errors: { 400: 'Invalid or expired invitation', 409: 'E-mail already has an account' },
     async handler({ ctx, body, services: s }) {
       const em = s.em();
       const passwordHash = await hashPassword(body.password);

@@ -28,7 +28,7 @@ export const memberRoutes = [
   route({
     method: 'GET', path: '/v1/org/members', tag: 'Organization', auth: 'user',
     summary: "List the organization's members",
-    responses: { 200: '{members}' },
+    success: { status: 200, description: '{members}' },
     async handler({ ctx, principal, services: s }) {
       const rows = await s.em().execute<MemberRow[]>(
         "SELECT id, email, display_name, role, auth_method, created_at FROM users WHERE org_id = ? AND status = 'active' ORDER BY created_at", [principal.orgId]);
@@ -40,7 +40,7 @@ export const memberRoutes = [
     summary: "Change a member's role",
     params: z.object({ user_id: z.string() }),
     body: z.object({ role: z.enum(['owner', 'admin', 'member']) }),
-    responses: { 200: 'Member', 403: 'Not allowed', 404: 'No such member', 409: 'Would leave no owner' },
+    success: { status: 200, description: 'Member' }, errors: { 403: 'Not allowed', 404: 'No such member', 409: 'Would leave no owner' },
     async handler({ ctx, params, body, principal, services: s }) {
       const result = await s.em().transactional(async (tx) => {
         // Serialize role changes per organization so two demotions cannot both pass the owner check.
@@ -64,7 +64,7 @@ export const memberRoutes = [
     method: 'DELETE', path: '/v1/org/members/:user_id', tag: 'Organization', auth: 'user',
     summary: 'Remove a member from the organization (their sessions end)',
     params: z.object({ user_id: z.string() }),
-    responses: { 204: 'Removed', 403: 'Not allowed', 404: 'No such member', 409: 'Would leave no owner' },
+    success: { status: 204, description: 'Removed' }, errors: { 403: 'Not allowed', 404: 'No such member', 409: 'Would leave no owner' },
     async handler({ ctx, params, principal, services: s }) {
       const removed = await s.em().transactional(async (tx) => {
         await tx.execute('SELECT id FROM organizations WHERE id = ? FOR UPDATE', [principal.orgId]);

@@ -22,7 +22,7 @@ export const ipRuleRoutes = [
   route({
     method: 'GET', path: '/v1/security/ip-rules', tag: 'Security', auth: 'user',
     summary: "List the organization's IP rules",
-    responses: { 200: '{rules}', 403: 'Not an owner or admin' },
+    success: { status: 200, description: '{rules}' }, errors: { 403: 'Not an owner or admin' },
     async handler({ ctx, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);
@@ -40,7 +40,7 @@ export const ipRuleRoutes = [
       description: z.string().trim().max(200).optional(),
       label: z.string().trim().max(200).optional(),
     }),
-    responses: { 201: 'Created', 400: 'Invalid CIDR, or the rule would lock you out', 403: 'Not an owner or admin' },
+    success: { status: 201, description: 'Created' }, errors: { 400: 'Invalid CIDR, or the rule would lock you out', 403: 'Not an owner or admin' },
     async handler({ ctx, body, principal, services: s }) {
       const cidr = parseCidr(body.cidr);
       if (!cidr) throw badRequest(`cidr: "${body.cidr}" is not an IPv4 or IPv6 CIDR block (e.g. 203.0.113.0/24 or 2001:db8::/32)`);
@@ -73,7 +73,7 @@ export const ipRuleRoutes = [
     method: 'DELETE', path: '/v1/security/ip-rules/:rule_id', tag: 'Security', auth: 'user',
     summary: 'Delete an IP rule',
     params: z.object({ rule_id: z.string() }),
-    responses: { 204: 'Deleted', 403: 'Not an owner or admin', 404: 'No such rule' },
+    success: { status: 204, description: 'Deleted' }, errors: { 403: 'Not an owner or admin', 404: 'No such rule' },
     async handler({ ctx, params, principal, services: s }) {
       const em = s.em();
       await requireManager(em, principal);

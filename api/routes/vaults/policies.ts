@@ -8,7 +8,7 @@ import { loadCaller } from '../../../domain/policies/caller.ts';
 import { isManager, isVaultCreator } from '../../../domain/policies/access.ts';
 import { ConditionsSchema } from '../../../domain/policies/conditions.ts';
 import { compileGlob } from '../../../domain/paths/glob.ts';
-import { loadVisibleVault } from '../../../domain/vaults/vault-store.ts';
+import { loadVisibleVault } from '../../../domain/vaults/vault-repository.ts';
 import { createPolicy, updatePolicy, deletePolicy, presentPolicy, type PolicyRecord } from '../../../domain/policies/policy-store.ts';
 import { badRequest, forbidden } from '../../../domain/errors.ts';
 import type { AppContext } from '../../route.ts';
@@ -67,7 +67,7 @@ export const policyRoutes = [
   route({
     method: 'POST', path: '/v1/vaults/:vault_id/policies', tag: 'Policies', auth: 'principal',
     summary: 'Grant a user or agent permissions on a path pattern', params, body: createBody,
-    responses: { 201: 'Policy', 400: 'Invalid input', 403: 'Not allowed to manage this vault', 404: 'Vault not found' },
+    success: { status: 201, description: 'Policy' }, errors: { 400: 'Invalid input', 403: 'Not allowed to manage this vault', 404: 'Vault not found' },
     async handler({ ctx, params: p, body, principal, services: s }) {
       const vault = await managedVault(ctx, s, principal, p.vault_id);
       const policy = await s.em().transactional((tx) => createPolicy(tx, principal, vault.id, { ...body, expires_at: futureOrNull(body.expires_at) ?? null }));
@@ -78,7 +78,7 @@ export const policyRoutes = [
   route({
     method: 'GET', path: '/v1/vaults/:vault_id/policies', tag: 'Policies', auth: 'principal',
     summary: "The vault's policies", params,
-    responses: { 200: '{policies}', 403: 'Not allowed', 404: 'Vault not found' },
+    success: { status: 200, description: '{policies}' }, errors: { 403: 'Not allowed', 404: 'Vault not found' },
     async handler({ ctx, params: p, principal, services: s }) {
       const vault = await managedVault(ctx, s, principal, p.vault_id);
       const rows = await s.em().execute<PolicyRecord[]>('SELECT * FROM policies WHERE vault_id = ? ORDER BY created_at', [vault.id]);
@@ -88,7 +88,7 @@ export const policyRoutes = [
   route({
     method: 'PUT', path: '/v1/vaults/:vault_id/policies/:policy_id', tag: 'Policies', auth: 'principal',
     summary: 'Update a policy (pattern and principal are fixed; e.g. permissions alone)', params, body: updateBody,
-    responses: { 200: 'Policy', 400: 'Invalid input', 403: 'Not allowed', 404: 'Not found' },
+    success: { status: 200, description: 'Policy' }, errors: { 400: 'Invalid input', 403: 'Not allowed', 404: 'Not found' },
     async handler({ ctx, params: p, body, principal, services: s }) {
       const vault = await managedVault(ctx, s, principal, p.vault_id);
       const policy = await s.em().transactional((tx) => updatePolicy(tx, principal, vault.id, p.policy_id!, { ...body, expires_at: futureOrNull(body.expires_at) }));
@@ -99,7 +99,7 @@ export const policyRoutes = [
   route({
     method: 'DELETE', path: '/v1/vaults/:vault_id/policies/:policy_id', tag: 'Policies', auth: 'principal',
     summary: 'Delete a policy', params,
-    responses: { 204: 'Deleted', 403: 'Not allowed', 404: 'Not found' },
+    success: { status: 204, description: 'Deleted' }, errors: { 403: 'Not allowed', 404: 'Not found' },
     async handler({ ctx, params: p, principal, services: s }) {
       const vault = await managedVault(ctx, s, principal, p.vault_id);
       const policy = await s.em().transactional((tx) => deletePolicy(tx, principal, vault.id, p.policy_id!));

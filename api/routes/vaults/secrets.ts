@@ -6,7 +6,7 @@ import { route, json, type AppContext } from '../../route.ts';
 import { auditAction } from '../../audit-action.ts';
 import { loadCaller } from '../../../domain/policies/caller.ts';
 import { decide } from '../../../domain/policies/access.ts';
-import { loadVisibleVault } from '../../../domain/vaults/vault-store.ts';
+import { loadVisibleVault } from '../../../domain/vaults/vault-repository.ts';
 import { canonicalSecretPath, secretPathPrefix } from '../../../domain/paths/secret-path.ts';
 import { writeSecret, softDeleteSecret } from '../../../domain/secrets/secret-write.ts';
 import { readSecret } from '../../../domain/secrets/secret-read.ts';
@@ -56,7 +56,7 @@ export const secretRoutes = [
     method: 'PUT', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal',
     summary: 'Create or update a secret (each write is a new version)',
     params: vaultParams, body: putBody,
-    responses: { 201: 'Version written', 400: 'Invalid path or input', 403: 'No write permission, or resource_limit_exceeded', 404: 'Vault not found', 413: 'Value too large' },
+    success: { status: 201, description: 'Version written' }, errors: { 400: 'Invalid path or input', 403: 'No write permission, or resource_limit_exceeded', 404: 'Vault not found', 413: 'Value too large' },
     async handler({ ctx, params, body, principal, services: s }) {
       const path = canonicalSecretPath(rawTail(ctx, 'secrets'));
       if (Buffer.byteLength(body.value, 'utf8') > MAX_VALUE_BYTES) throw new Problem(413, `value: must be at most ${MAX_VALUE_BYTES} bytes`);
@@ -74,7 +74,7 @@ export const secretRoutes = [
     method: 'GET', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal',
     summary: 'Read the decrypted value of the latest version (or ?version=N)',
     params: vaultParams, query: z.object({ version: z.coerce.number().int().positive().optional() }),
-    responses: { 200: 'Secret with value', 403: 'No read permission', 404: 'Not found', 410: 'Expired or disabled' },
+    success: { status: 200, description: 'Secret with value' }, errors: { 403: 'No read permission', 404: 'Not found', 410: 'Expired or disabled' },
     async handler({ ctx, params, query, principal, services: s }) {
       const path = canonicalSecretPath(rawTail(ctx, 'secrets'));
       await respondWithSecret(ctx, s, principal, params.vault_id, path, query.version ?? null);
@@ -84,7 +84,7 @@ export const secretRoutes = [
     method: 'DELETE', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal',
     summary: 'Soft-delete a secret (versions are kept)',
     params: vaultParams,
-    responses: { 204: 'Deleted', 403: 'No delete permission', 404: 'Not found' },
+    success: { status: 204, description: 'Deleted' }, errors: { 403: 'No delete permission', 404: 'Not found' },
     async handler({ ctx, params, principal, services: s }) {
       const path = canonicalSecretPath(rawTail(ctx, 'secrets'));
       const { vault } = await authorizeOnVault(ctx, s, principal, params.vault_id, path, 'delete');
@@ -103,7 +103,7 @@ export const secretRoutes = [
       limit: z.coerce.number().int().min(1).max(500).default(100),
       cursor: z.string().max(2048).optional(),
     }),
-    responses: { 200: '{secrets, count, next_cursor}', 404: 'Vault not found' },
+    success: { status: 200, description: '{secrets, count, next_cursor}' }, errors: { 404: 'Vault not found' },
     async handler({ ctx, params, query, principal, services: s }) {
       const prefix = secretPathPrefix(query.prefix ?? '');
       const caller = await loadCaller(s.hot, principal, ctx.state.clientIp);
@@ -116,7 +116,7 @@ export const secretRoutes = [
     method: 'GET', path: '/v1/vaults/:vault_id/secret-versions/*path', tag: 'Secrets', auth: 'principal',
     summary: 'Versions of a secret (metadata only)',
     params: vaultParams,
-    responses: { 200: '{versions}', 403: 'No read permission', 404: 'Not found' },
+    success: { status: 200, description: '{versions}' }, errors: { 403: 'No read permission', 404: 'Not found' },
     async handler({ ctx, params, principal, services: s }) {
       const path = canonicalSecretPath(rawTail(ctx, 'secret-versions'));
       const { vault } = await authorizeOnVault(ctx, s, principal, params.vault_id, path, 'read');
@@ -129,7 +129,7 @@ export const secretRoutes = [
     method: 'GET', path: '/v1/vaults/:vault_id/secret-version/*rest', tag: 'Secrets', auth: 'principal',
     summary: 'Read one version: /secret-version/{path}/{version}',
     params: vaultParams,
-    responses: { 200: 'Secret with value', 400: 'Missing version', 403: 'No read permission', 404: 'Not found', 410: 'Expired or disabled' },
+    success: { status: 200, description: 'Secret with value' }, errors: { 400: 'Missing version', 403: 'No read permission', 404: 'Not found', 410: 'Expired or disabled' },
     async handler({ ctx, params, principal, services: s }) {
       const tail = rawTail(ctx, 'secret-version');
       const cut = tail.lastIndexOf('/');

@@ -1,11 +1,8 @@
-// Vault records: creation with its own KMS key, visibility-filtered listing, deletion.
-import { randomUUID } from 'node:crypto';
+// The vaults table: every statement about vault rows. Commands (vault-commands.ts) decide;
+// this file only reads and writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Kms } from '../crypto/kms/kms.ts';
 import type { Principal } from '../auth/principal.ts';
-import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { canSeeVault, type Caller, type PolicyRow } from '../policies/access.ts';
-import { iso } from '../time.ts';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 
@@ -17,30 +14,12 @@ export type VaultRow = {
   cmek_enabled: boolean; cmek_fingerprint: string | null; created_at: string | Date;
 };
 
-export function presentVault(v: VaultRow) {
-  return {
-    id: v.id,
-    name: v.name,
-    description: v.description,
-    created_by: v.created_by,
-    created_by_type: v.created_by_type,
-    created_at: iso(v.created_at),
-    cmek_enabled: v.cmek_enabled,
-    cmek_fingerprint: v.cmek_fingerprint,
-    mpc_custody: null,
-    mpc_threshold: null,
-    mpc_providers: [],
-  };
-}
-
-export async function createVault(tx: EntityManager, kms: Kms, p: Principal, input: { name: string; description: string }): Promise<VaultRow> {
-  await assertBelowTierLimit(tx, p.orgId, 'vaults');
-  const id = randomUUID();
-  const keyRef = await kms.createVaultKey(id);
+/** Inserts a vault whose key `keyRef` the KMS already holds. */
+export async function insertVault(tx: EntityManager, id: string, keyBackend: string, keyRef: string, p: Principal, input: { name: string; description: string }): Promise<VaultRow> {
   const rows = await tx.execute<VaultRow[]>(
     `INSERT INTO vaults (id, org_id, name, description, key_backend, key_ref, created_by, created_by_type)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    [id, p.orgId, input.name, input.description, kms.backend, keyRef, p.id, p.type]);
+    [id, p.orgId, input.name, input.description, keyBackend, keyRef, p.id, p.type]);
   return rows[0]!;
 }
 
@@ -72,4 +51,13 @@ export async function loadVisibleVault(em: EntityManager, c: Caller, vaultId: st
   const policies = (await policiesOf(em, c.principal, [vault.id])).get(vault.id) ?? [];
   if (!canSeeVault(c, vault, policies)) throw notFound('Vault');
   return { vault, policies };
+}
+
+/**
+ * Crypto-shredding, first half: the vault row forgets its key reference (for `local`, the sealed
+ * key itself) and its secrets are soft-deleted. The caller then destroys the key in the KMS.
+ */
+export async function markVaultDeleted(tx: EntityManager, vaultId: string): Promise<void> {
+  await tx.execute("UPDATE vaults SET deleted_at = now(), key_ref = 'destroyed' WHERE id = ? AND deleted_at IS NULL", [vaultId]);
+  await tx.execute('UPDATE secrets SET deleted_at = coalesce(deleted_at, now()) WHERE vault_id = ?', [vaultId]);
 }

@@ -1,0 +1,24 @@
+// Input fields that several areas share, written once.
+import { z } from 'zod';
+import { badRequest } from '../../domain/errors.ts';
+
+/** An id taken from the URL. Anything that is not a UUID is simply not found (checked by the domain). */
+export const idParam = z.string().max(64);
+
+/** An ISO 8601 timestamp with an offset. */
+export const timestampField = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 timestamp' });
+
+/** Pagination: a page size within [1, max] (default `dflt`) and an opaque cursor. */
+export const limitField = (max: number, dflt: number) => z.coerce.number().int().min(1).max(max).default(dflt);
+export const cursorField = z.string().min(1).max(2048);
+
+/** A positive 32-bit integer from a query string (`?version=`): larger values do not exist. */
+export const positiveInt32Query = z.coerce.number().int().positive().max(2_147_483_647);
+
+/** A timestamp that must lie in the future, or null to clear it; `field` names it in the error. */
+export function futureOrNull(field: string, v: string | null | undefined): Date | null | undefined {
+  if (v === undefined || v === null) return v;
+  const d = new Date(v);
+  if (d.getTime() <= Date.now()) throw badRequest(`${field}: must be in the future`);
+  return d;
+}

@@ -1,0 +1,16 @@
+// What a domain command knows of the request that asked for it: who, from where, and which
+// request, so the command can write its own audit record. No Koa types: commands are also
+// called from activities and tests.
+import type { Principal } from '../auth/principal.ts';
+
+export type ActionContext = {
+  /** The verified caller; null on public routes (signup, login, enrollment …). */
+  principal: Principal | null;
+  clientIp: string;
+  requestId: string;
+  method: string;
+  /** The request path with credential segments masked (see redact-path.ts). */
+  path: string;
+  /** Called once the action's own record is durable: the request then needs no generic one. */
+  onAudited: () => void;
+};
