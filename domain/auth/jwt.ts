@@ -6,6 +6,7 @@ import { SignJWT, jwtVerify, exportJWK, type JWK } from 'jose';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { seal, open, type KeyLike } from '../crypto/aead.ts';
 import type { RevocationList } from './revocations.ts';
+import { ADVISORY_LOCKS } from '../../db/advisory-locks.ts';
 import type { Principal, PrincipalType } from './principal.ts';
 
 export const USER_TOKEN_TTL_SECONDS = 900;
@@ -50,7 +51,7 @@ export class JwtService {
   /** Loads the signing keys, creating the first one if none exists (safe across replicas). */
   async init(em: EntityManager): Promise<void> {
     await em.transactional(async (tx) => {
-      await tx.execute('SELECT pg_advisory_xact_lock(727002)');
+      await tx.execute('SELECT pg_advisory_xact_lock(?)', [ADVISORY_LOCKS.jwtSigningKey]);
       const rows = await tx.execute<{ kid: string }[]>('SELECT kid FROM jwt_signing_keys WHERE active LIMIT 1');
       if (rows.length > 0) return;
       const { privateKey, publicKey } = generateKeyPairSync('ed25519');
