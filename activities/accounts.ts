@@ -1,9 +1,11 @@
-// Activities of the account-deletion workflow.
+// Activities of the account-deletion workflow: thin adapters over domain/accounts.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../domain/crypto/kms/kms.ts';
 import { deleteAccountDataBatch } from '../domain/accounts/account-deletion.ts';
 
-export function createAccountActivities(deps: { em: () => EntityManager; kms: Kms }) {
+export type AccountActivityDeps = { em: () => EntityManager; kms: Kms };
+
+export function createAccountActivities(deps: AccountActivityDeps) {
   return {
     async deleteAccountDataBatch(userId: string): Promise<{ done: boolean }> {
       return deleteAccountDataBatch(deps.em(), deps.kms, userId);

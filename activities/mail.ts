@@ -1,11 +1,15 @@
-// Activities of the mail-delivery workflow: thin adapters over domain/mail.
+// Activities of the mail-delivery workflow: thin adapters over domain/mail. The workflow passes
+// the mail's id; the body is read and decrypted here, never carried through Temporal history.
+import type { KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { deliverOutboxMail, markMailFailed, type MailTransport } from '../domain/mail/deliver.ts';
 
-export function createMailActivities(deps: { em: () => EntityManager; transport: MailTransport }) {
+export type MailActivityDeps = { em: () => EntityManager; transport: MailTransport; mailKey: KeyObject };
+
+export function createMailActivities(deps: MailActivityDeps) {
   return {
     async deliverMail(mailId: string): Promise<string> {
-      return deliverOutboxMail(deps.em(), deps.transport, mailId);
+      return deliverOutboxMail(deps.em(), deps.mailKey, deps.transport, mailId);
     },
     async markMailFailed(mailId: string): Promise<void> {
       await markMailFailed(deps.em(), mailId);

@@ -1,20 +1,19 @@
-// Starts the Temporal workers (one per task queue) and the sweeper that re-drives durable
-// intents whose workflow could not be started at request time (Temporal briefly down).
+// Starts the Temporal workers (one per task queue in workers/temporal-registry.ts) and the sweeper
+// that re-drives durable intents whose workflow could not be started at request time (Temporal
+// briefly down).
 import { NativeConnection, Worker, Runtime, DefaultLogger } from '@temporalio/worker';
 import type { Config } from '../domain/config.ts';
 import { createLogger } from '../domain/log.ts';
 import { openCore } from './core.ts';
 import { migrate } from '../db/migrate.ts';
-import { TASK_QUEUES } from '../domain/temporal/task-queues.ts';
-import { WorkflowStarter, connectTemporal } from '../domain/temporal/workflow-starter.ts';
+import { connectTemporal } from '../domain/temporal/connection.ts';
 import { createMailTransport } from '../domain/mail/deliver.ts';
-import { pendingMailIds } from '../domain/mail/outbox.ts';
-import { accountsAwaitingDeletion } from '../domain/accounts/account-deletion.ts';
-import { createMailActivities } from '../activities/mail.ts';
-import { createAccountActivities } from '../activities/accounts.ts';
 import { workflowCodeOptions } from './worker-options.ts';
+import { TEMPORAL_AREAS, type WorkerDeps } from './temporal-registry.ts';
 
 const SWEEP_EVERY_MS = 15_000;
+/** An intent this old whose workflow is not running had its start fail: start it again. */
+const REDRIVE_AFTER_SECONDS = 30;
 
 let runtimeInstalled = false;
 /**
@@ -37,29 +36,28 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   await migrate(em(), (m) => log.info(m));
   installQuietRuntime(config.logLevel);
   const connection = await NativeConnection.connect({ address: temporalAddress });
-  const transport = createMailTransport(config.smtpUrl, config.mailFrom, log);
+  const temporal = await connectTemporal(temporalAddress, config.temporalNamespace);
+  const deps: WorkerDeps = {
+    em, kms: core.kms, mailKey: core.mailKey, temporal, log,
+    transport: createMailTransport(config.smtpUrl, config.mailFrom, log),
+  };
   const code = await workflowCodeOptions();
-  const common = { connection, namespace: config.temporalNamespace, ...code };
-  const workers = [
-    await Worker.create({ ...common, taskQueue: TASK_QUEUES.mail, activities: createMailActivities({ em, transport }) }),
-    await Worker.create({ ...common, taskQueue: TASK_QUEUES.accounts, activities: createAccountActivities({ em, kms: core.kms }) }),
-  ];
+  const workers = await Promise.all(TEMPORAL_AREAS.map((area) => Worker.create({
+    connection, namespace: config.temporalNamespace, ...code, taskQueue: area.taskQueue, activities: area.activities(deps),
+  })));
   const runs = workers.map((w) => w.run());
-  const client = await connectTemporal(temporalAddress, config.temporalNamespace);
-  const starter = new WorkflowStarter(client, log);
   const sweep = async () => {
-    for (const id of await pendingMailIds(em(), 30)) await starter.deliverMail(id);
-    for (const id of await accountsAwaitingDeletion(em(), 30)) await starter.deleteAccount(id);
+    for (const area of TEMPORAL_AREAS) await area.redrive(deps, REDRIVE_AFTER_SECONDS);
   };
   const timer = setInterval(() => { sweep().catch((e) => log.warn('sweep failed', { error: String(e) })); }, SWEEP_EVERY_MS);
   timer.unref();
-  log.info('worker running', { task_queues: Object.values(TASK_QUEUES) });
+  log.info('worker running', { task_queues: TEMPORAL_AREAS.map((a) => a.taskQueue) });
   return {
     stop: async () => {
       clearInterval(timer);
       for (const w of workers) w.shutdown();
       await Promise.allSettled(runs);
-      await client.connection.close();
+      await temporal.connection.close();
       await connection.close();
       await core.kms.close();
       await core.db.close();

@@ -1,3 +1,4 @@
-// Every workflow the worker registers. Only @temporalio/workflow and type-only imports here.
-export { mailDeliveryWorkflow } from './mail-delivery.ts';
-export { accountDeletionWorkflow } from './account-deletion.ts';
+// Every workflow the worker registers (the bundle's entry point), one folder per Temporal area.
+// Code outside the workflow sandbox imports these as types only.
+export { mailDeliveryWorkflow } from './mail/mail-delivery.ts';
+export { accountDeletionWorkflow } from './accounts/account-deletion.ts';

@@ -4,10 +4,10 @@ import type { User } from '../../db/entities/index.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RevocationList } from '../auth/revocations.ts';
 import type { ApiKeyService } from '../auth/api-keys.ts';
-import type { WorkflowStarter } from '../temporal/workflow-starter.ts';
+import type { AccountsClient } from './client.ts';
 import { conflict } from '../errors.ts';
 
-type Deps = { em: () => EntityManager; revocations: RevocationList; apiKeys: ApiKeyService; workflows: WorkflowStarter };
+type Deps = { em: () => EntityManager; revocations: RevocationList; apiKeys: ApiKeyService; workflows: Pick<AccountsClient, 'startDeletion'> };
 
 /** `audit` runs once the account is marked, before the workflow that removes the data starts. */
 export async function beginAccountDeletion(s: Deps, user: User, audit: () => Promise<void>): Promise<void> {
@@ -27,5 +27,5 @@ export async function beginAccountDeletion(s: Deps, user: User, audit: () => Pro
     await s.apiKeys.announceChange(tx, user.id);
   });
   await audit();
-  await s.workflows.deleteAccount(user.id);
+  await s.workflows.startDeletion(user.id);
 }

@@ -1,18 +1,25 @@
 // Mail is never sent inside a request: the request writes an outbox row in its transaction and
-// a Temporal workflow delivers it, with retries.
-import { randomUUID } from 'node:crypto';
+// a Temporal workflow delivers it, with retries. The body is sealed before it reaches Postgres;
+// the recipient and subject stay readable (the address is on the user record anyway, and
+// subjects carry no secrets), so operators can follow a delivery.
+import { randomUUID, type KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sealMailBody } from './sealed-body.ts';
 
 export type OutgoingMail = { to: string; subject: string; text: string };
 
-export async function enqueueMail(em: EntityManager, mail: OutgoingMail): Promise<string> {
+/** Writes one outbox row in `em`'s transaction; returns its id (the mail-delivery workflow's key). */
+export async function enqueueMail(em: EntityManager, key: KeyObject, mail: OutgoingMail): Promise<string> {
   const id = randomUUID();
-  await em.execute('INSERT INTO mail_outbox (id, to_address, subject, body_text) VALUES (?, ?, ?, ?)', [id, mail.to, mail.subject, mail.text]);
+  await em.execute('INSERT INTO mail_outbox (id, to_address, subject, body_sealed) VALUES (?, ?, ?, ?)',
+    [id, mail.to, mail.subject, sealMailBody(key, id, mail.text)]);
   return id;
 }
 
+/** Rows whose delivery should have started by now: the sweeper starts their workflows again. */
 export async function pendingMailIds(em: EntityManager, olderThanSeconds: number): Promise<string[]> {
   const rows = await em.execute<{ id: string }[]>(
     `SELECT id FROM mail_outbox WHERE status = 'pending' AND created_at < now() - make_interval(secs => ?) ORDER BY created_at LIMIT 100`, [olderThanSeconds]);
   return rows.map((r) => r.id);
 }
+

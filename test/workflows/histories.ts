@@ -1,0 +1,71 @@
+// Recorded histories: each scenario runs a workflow as production starts it (through the area's
+// client, default options) or with the test options where production timing would take minutes,
+// and writes its history to histories/<name>.json. The fixtures are committed; re-record only
+// when a workflow changes on purpose (and its old runs are drained or versioned with patched()):
+//   RECORD_WORKFLOW_HISTORIES=1 sh bin/node24 node_modules/jest/bin/jest.js test/workflows
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import type { mailDeliveryWorkflow } from '../../workflows/mail/mail-delivery.ts';
+import { MailClient, MAIL_TASK_QUEUE, mailDeliveryWorkflowId } from '../../domain/mail/client.ts';
+import { AccountsClient, ACCOUNTS_TASK_QUEUE, accountDeletionWorkflowId } from '../../domain/accounts/client.ts';
+import { HISTORIES_DIR, freshQueue, withWorker, type Harness } from './harness.ts';
+import { fakeAccountActivities, fakeMailActivities, recordingLogger } from './fakes.ts';
+import { SHORT_RETRY } from './mail-delivery.cases.ts';
+
+type Scenario = (h: Harness) => Promise<WorkflowHandle>;
+
+export const SCENARIOS: Record<string, Scenario> = {
+  // As production runs it: started by the client; the first attempt fails, the retry (2 s later) delivers.
+  'mail-delivery-retried': async (h) => {
+    const mailId = randomUUID();
+    const fake = fakeMailActivities([new Error('SMTP unavailable'), 'sent']);
+    const handle = h.env.client.workflow.getHandle(mailDeliveryWorkflowId(mailId));
+    await withWorker(h, MAIL_TASK_QUEUE, fake.activities, async () => {
+      await new MailClient(h.env.client, recordingLogger().log).startDelivery(mailId);
+      await handle.result();
+    });
+    return handle;
+  },
+  // Retries exhausted (short retries: production's take about 40 minutes), then marked failed.
+  'mail-delivery-failed': async (h) => {
+    const mailId = randomUUID();
+    const q = freshQueue('record');
+    const fake = fakeMailActivities([new Error('mailbox does not exist')]);
+    return withWorker(h, q, fake.activities, async () => {
+      const started = await h.env.client.workflow.start<typeof mailDeliveryWorkflow>('mailDeliveryWorkflow', {
+        taskQueue: q, workflowId: `record-${mailId}`, args: [mailId, { retry: SHORT_RETRY }],
+      });
+      await started.result().catch(() => undefined); // failing is the point
+      return started;
+    });
+  },
+  // As production runs it: the 10 s grace, then three batches, the second retried once.
+  'account-deletion': async (h) => {
+    const userId = randomUUID();
+    const fake = fakeAccountActivities([false, new Error('deadlock detected'), false, true]);
+    const handle = h.env.client.workflow.getHandle(accountDeletionWorkflowId(userId));
+    await withWorker(h, ACCOUNTS_TASK_QUEUE, fake.activities, async () => {
+      await new AccountsClient(h.env.client, recordingLogger().log).startDeletion(userId);
+      await handle.result();
+    });
+    return handle;
+  },
+};
+
+export const historyFile = (name: string) => path.join(HISTORIES_DIR, `${name}.json`);
+
+export async function recordHistories(h: Harness): Promise<void> {
+  fs.mkdirSync(HISTORIES_DIR, { recursive: true });
+  for (const [name, run] of Object.entries(SCENARIOS)) {
+    const handle = await run(h);
+    const json = JSON.parse(historyToJSON(await handle.fetchHistory()));
+    fs.writeFileSync(historyFile(name), JSON.stringify(json, null, 2) + '\n');
+  }
+}
+
+export function readHistory(name: string): unknown {
+  return JSON.parse(fs.readFileSync(historyFile(name), 'utf8'));
+}

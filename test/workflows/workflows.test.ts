@@ -1,0 +1,16 @@
+// Workflow tests against the real Temporal dev server (no mocks of Temporal): one server and one
+// bundle of workflows/index.ts for all of them; each area's cases live in <area>.cases.ts.
+import { startHarness, type Harness } from './harness.ts';
+import { mailDeliveryTests } from './mail-delivery.cases.ts';
+import { accountDeletionTests } from './account-deletion.cases.ts';
+import { replayTests } from './replay.cases.ts';
+
+let harness: Harness | undefined;
+const h = () => harness!;
+
+beforeAll(async () => { harness = await startHarness(); }, 120_000);
+afterAll(async () => { await harness?.stop(); });
+
+describe('mail delivery workflow', () => mailDeliveryTests(h));
+describe('account deletion workflow', () => accountDeletionTests(h));
+describe('replay of recorded histories', () => replayTests(h));
