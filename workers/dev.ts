@@ -1,6 +1,8 @@
 // `npm start`: everything on one machine. Embedded PostgreSQL under DATA_DIR (unless
 // DATABASE_URL), a Temporal dev server persisted under DATA_DIR (unless TEMPORAL_ADDRESS),
-// then the api and a worker in this process. Ctrl-C stops all of it.
+// then the api and a worker in this process. Ctrl-C stops all of it, in the reverse order of
+// start: the api drains while the worker, Temporal and PostgreSQL still run. PostgreSQL and
+// Temporal run in their own process groups, so a terminal's Ctrl-C reaches only this process.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,13 +18,19 @@ const say = (m: string) => process.stderr.write(`[dev] ${m}\n`);
 
 await runMain(async () => {
   const config = loadConfig(process.env);
-  const stops: (() => Promise<void>)[] = [];
-  const stopAll = async () => { for (const s of stops.reverse()) await s().catch((e) => say(`stop failed: ${String(e)}`)); };
+  const stops: { name: string; stop: () => Promise<void> }[] = [];
+  // Each step is logged: the log shows the order (test/integration/dev-launcher.test.ts reads it).
+  const stopAll = async () => {
+    for (const { name, stop } of [...stops].reverse()) {
+      say(`stopping ${name}`);
+      await stop().then(() => say(`${name} stopped`), (e) => say(`stopping ${name} failed: ${String(e)}`));
+    }
+  };
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
       const pg = await startEmbeddedPostgres(config.dataDir, say);
-      stops.push(pg.stop);
+      stops.push({ name: 'PostgreSQL', stop: pg.stop });
       databaseUrl = pg.url;
       say(`PostgreSQL (embedded) data in ${path.join(config.dataDir, 'postgres')}`);
     }
@@ -31,14 +39,14 @@ await runMain(async () => {
     if (!temporalAddress) {
       const cli = findTemporalCli(projectRoot, config.temporalCliPath, say);
       const temporal = await startTemporalDevServer(cli, config.dataDir, { ui: process.env.TEMPORAL_UI !== 'off' }, say);
-      stops.push(temporal.stop);
+      stops.push({ name: 'the Temporal dev server', stop: temporal.stop });
       temporalAddress = temporal.address;
       uiUrl = temporal.uiUrl;
     }
     const worker = await startWorker(config, databaseUrl, temporalAddress);
-    stops.push(worker.stop);
+    stops.push({ name: 'the worker', stop: worker.stop });
     const api = await startApi(config, databaseUrl, temporalAddress);
-    stops.push(api.stop);
+    stops.push({ name: 'the api', stop: api.stop });
     say(`API:         ${api.url}/v1  (health: ${api.url}/v1/health, OpenAPI: ${api.url}/v1/openapi.json)`);
     say(`Temporal:    ${temporalAddress}${uiUrl ? `  (UI: ${uiUrl})` : ''}`);
     say(`First account: curl -s -X POST ${api.url}/v1/auth/signup -H 'content-type: application/json' -d '{"email":"you@example.com","password":"a-long-password"}'`);

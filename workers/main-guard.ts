@@ -1,6 +1,14 @@
 // Shared start-up handling of the process entry points: configuration errors are printed
-// plainly and the process exits non-zero; SIGINT/SIGTERM stop everything in order.
+// plainly and the process exits non-zero; a stop signal stops everything in order.
 import { ConfigError } from '../domain/config.ts';
+
+/**
+ * Every signal that asks a process to end, from a terminal (Ctrl-C, Ctrl-\, closing it) or a
+ * supervisor. The dev launcher's children run in their own process groups and hear none of
+ * these themselves: whichever arrives here, the launcher stops them, in order.
+ */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
+const STOP_DEADLINE_MS = 30_000;
 
 export async function runMain(start: () => Promise<() => Promise<void>>): Promise<void> {
   let stop: (() => Promise<void>) | undefined;
@@ -9,12 +17,11 @@ export async function runMain(start: () => Promise<() => Promise<void>>): Promis
     if (stopping) return;
     stopping = true;
     process.stderr.write(`\n${signal} received: stopping…\n`);
-    const force = setTimeout(() => process.exit(1), 30_000);
+    const force = setTimeout(() => process.exit(1), STOP_DEADLINE_MS);
     force.unref();
     try { await stop?.(); } finally { process.exit(0); }
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  for (const signal of STOP_SIGNALS) process.on(signal, () => void shutdown(signal));
   try {
     stop = await start();
     if (stopping) await stop();

@@ -1,5 +1,6 @@
 // Finds the Temporal CLI (TEMPORAL_CLI_PATH, then PATH, then ./.tools/bin; where Go exists it is
-// built once into ./.tools/bin) and runs `temporal server start-dev` as a child process.
+// built once into ./.tools/bin) and runs `temporal server start-dev` as a child process in its own
+// process group: a terminal's Ctrl-C reaches the launcher only, which stops it in order.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,10 +45,15 @@ function isExecutable(p: string): boolean {
 
 export type DevTemporal = { address: string; uiUrl: string | null; stop: () => Promise<void> };
 
+const STOP_GRACE_MS = 10_000;
+
 export async function startTemporalDevServer(cli: string, dataDir: string, opts: { ui: boolean }, log: (m: string) => void): Promise<DevTemporal> {
   fs.mkdirSync(dataDir, { recursive: true });
+  const dbFile = path.join(dataDir, 'temporal.db');
+  const pidFile = path.join(dataDir, 'temporal.pid');
+  await stopOrphan(pidFile, dbFile, log);
   const port = await freePort();
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', path.join(dataDir, 'temporal.db'), '--log-level', 'error'];
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, '--log-level', 'error'];
   let uiUrl: string | null = null;
   if (opts.ui) {
     const uiPort = await freePort();
@@ -56,23 +62,51 @@ export async function startTemporalDevServer(cli: string, dataDir: string, opts:
   } else {
     args.push('--headless');
   }
-  const child: ChildProcess = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  if (child.pid) fs.writeFileSync(pidFile, String(child.pid));
   child.stderr?.on('data', (d: Buffer) => log(`temporal: ${d.toString().trim()}`));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const running = () => child.exitCode === null && child.signalCode === null;
+  // If the launcher exits without stopping it (an uncaught error, its own deadline), it stops too.
+  const onExit = () => { if (running()) child.kill('SIGTERM'); };
+  process.once('exit', onExit);
   const address = `127.0.0.1:${port}`;
-  await waitForPort(port, 60_000, () => child.exitCode !== null);
+  await waitForPort(port, 60_000, () => !running());
   return {
     address,
     uiUrl,
     stop: async () => {
-      if (child.exitCode === null) {
+      process.removeListener('exit', onExit);
+      if (!running()) log(`the Temporal dev server had already stopped before it was asked to (code ${child.exitCode}, signal ${child.signalCode})`);
+      else {
         child.kill('SIGTERM');
-        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        const late = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
         await exited;
-        clearTimeout(t);
+        clearTimeout(late);
       }
+      fs.rmSync(pidFile, { force: true });
     },
   };
+}
+
+/**
+ * A launcher that was killed hard (SIGKILL reaches no handler) leaves the dev server running on
+ * our database file: stop it before starting another. The pid is ours only if its command line
+ * still names that file (a pid can be reused); without /proc (macOS) it is left alone.
+ */
+async function stopOrphan(pidFile: string, dbFile: string, log: (m: string) => void): Promise<void> {
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+  const isOurs = () => {
+    try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(dbFile); } catch { return false; }
+  };
+  if (Number.isInteger(pid) && pid > 0 && isOurs()) {
+    log(`stopping an orphaned Temporal dev server (pid ${pid}) left by an earlier run`);
+    process.kill(pid, 'SIGTERM');
+    for (let i = 0; i < 100 && isOurs(); i++) await new Promise((r) => setTimeout(r, 100));
+    if (isOurs()) process.kill(pid, 'SIGKILL');
+  }
+  fs.rmSync(pidFile, { force: true });
 }
 
 async function waitForPort(port: number, timeoutMs: number, died: () => boolean): Promise<void> {
