@@ -71,7 +71,6 @@ async function handle(def: RouteDef, ctx: AppContext, s: ApiServices): Promise<v
     onAudited: () => { ctx.state.audited = true; },
   };
   const result = await def.handler({ ctx, body, query, params, services: s, principal: ctx.state.principal!, action });
-  if (result === undefined && ctx.body !== undefined) return; // legacy handler: answered itself
   ctx.status = def.success.status;
   if (def.success.status !== 204) ctx.body = result;
 }

@@ -59,9 +59,3 @@ export type RouteDef<B = unknown, Q = unknown, P = unknown, S extends z.ZodType 
 export function route<B = undefined, Q = undefined, P = undefined, S extends z.ZodType | undefined = undefined>(def: RouteDef<B, Q, P, S>): RouteDef {
   return def as unknown as RouteDef;
 }
-
-/** Legacy: handlers not yet returning their body set it here (issue 8 removes this). */
-export function json(ctx: AppContext, status: number, body: unknown): void {
-  ctx.status = status;
-  ctx.body = body;
-}

@@ -1,22 +1,29 @@
 // What the HTTP layer is given, built once per api process in workers/api-services.ts: the
 // pipeline's stages get what they check with, and handlers get one object per domain area whose
 // methods are the commands. Handlers never see a pool, a key or a cache.
-import type { MikroORM, EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../domain/config.ts';
-import type { KeyObject } from 'node:crypto';
-import type { HotReads } from '../db/hot-reads.ts';
 import type { Kms } from '../domain/crypto/kms/kms.ts';
 import type { Logger } from '../domain/log.ts';
 import type { JwtService } from '../domain/auth/jwt.ts';
-import type { RevocationList } from '../domain/auth/revocations.ts';
 import type { ApiKeyService } from '../domain/auth/api-keys.ts';
 import type { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import type { AuditWriter } from '../domain/audit/audit-writer.ts';
-import type { ActionAudit } from '../domain/audit/action-audit.ts';
-import type { WorkflowStarter } from '../domain/temporal/workflow-starter.ts';
 import type { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
-import type { Mailer } from '../domain/mail/mailer.ts';
 import type { VaultCommands } from '../domain/vaults/vault-commands.ts';
+import type { MemberCommands } from '../domain/org/member-commands.ts';
+import type { InvitationCommands } from '../domain/org/invitation-commands.ts';
+import type { IpRuleCommands } from '../domain/org/ip-rule-commands.ts';
+import type { AuditLog } from '../domain/audit/audit-query.ts';
+import type { SecretCommands } from '../domain/secrets/secret-commands.ts';
+import type { PolicyCommands } from '../domain/policies/policy-commands.ts';
+import type { AgentCommands } from '../domain/agents/agent-commands.ts';
+import type { AgentTokenExchange } from '../domain/agents/agent-token.ts';
+import type { EnrollmentCommands } from '../domain/agents/enrollment-commands.ts';
+import type { TokenCommands } from '../domain/accounts/token-commands.ts';
+import type { AccountCommands } from '../domain/accounts/account-commands.ts';
+import type { PasswordCommands } from '../domain/accounts/password-commands.ts';
+import type { EmailChangeCommands } from '../domain/accounts/email-change-commands.ts';
+import type { ApiKeyCommands } from '../domain/accounts/api-key-commands.ts';
 
 export type ApiServices = {
   config: Config;
@@ -33,15 +40,26 @@ export type ApiServices = {
 
   // Domain areas: one object per area, its methods are the commands.
   vaults: VaultCommands;
+  members: MemberCommands;
+  invitations: InvitationCommands;
+  /** Managing the IP rules (`ipRules` above is the cache the IP filter stage reads). */
+  ipRuleAdmin: IpRuleCommands;
+  /** Reading the audit log and checking its chain (`audit` above writes it). */
+  auditLog: AuditLog;
+  secrets: SecretCommands;
+  policies: PolicyCommands;
+  agents: AgentCommands;
+  /** POST /v1/auth/agent-token: an agent's ocv_ key for a JWT. */
+  agentTokens: AgentTokenExchange;
+  /** Agent self-enrollment and its approval. */
+  enrollments: EnrollmentCommands;
+  /** Human tokens: signup, password login, personal-key exchange, logout. */
+  tokens: TokenCommands;
+  /** The caller's own account: profile, settings, export, deletion. */
+  account: AccountCommands;
+  passwords: PasswordCommands;
+  emailChange: EmailChangeCommands;
+  /** Managing personal xck_ keys (`apiKeys` above resolves them for authentication). */
+  personalKeys: ApiKeyCommands;
 
-  // Legacy: still used by handlers not yet moved onto domain commands (issue 8 removes them).
-  db: MikroORM;
-  hot: HotReads;
-  em: () => EntityManager;
-  revocations: RevocationList;
-  actionAudit: ActionAudit;
-  workflows: WorkflowStarter;
-  mailer: Mailer;
-  pepper: KeyObject;
-  auditKey: KeyObject;
 };

@@ -7,7 +7,7 @@ import { openCore } from './core.ts';
 import { migrate } from '../db/migrate.ts';
 import { hotReads } from '../db/hot-reads.ts';
 import { InvalidationBus } from '../domain/cache/invalidation-bus.ts';
-import { connectTemporal } from '../domain/temporal/workflow-starter.ts';
+import { connectTemporal } from '../domain/temporal/connection.ts';
 import { createApp } from '../api/app.ts';
 import { buildApiServices } from './api-services.ts';
 

@@ -1,6 +1,7 @@
 // The api process's composition root: every cache, limiter, key and domain area is built here,
 // once, and handed to the HTTP layer. Nothing below api/ builds its own.
 import type { Client } from '@temporalio/client';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../domain/config.ts';
 import type { Logger } from '../domain/log.ts';
 import type { Core } from './core.ts';
@@ -14,9 +15,30 @@ import { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import { AuditWriter } from '../domain/audit/audit-writer.ts';
 import { ActionAudit } from '../domain/audit/action-audit.ts';
 import { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
-import { WorkflowStarter } from '../domain/temporal/workflow-starter.ts';
+import { MailClient } from '../domain/mail/client.ts';
+import { AccountsClient } from '../domain/accounts/client.ts';
 import { VaultCommands } from '../domain/vaults/vault-commands.ts';
+import { MemberCommands } from '../domain/org/member-commands.ts';
+import { InvitationCommands } from '../domain/org/invitation-commands.ts';
+import { IpRuleCommands } from '../domain/org/ip-rule-commands.ts';
+import { AuditLog } from '../domain/audit/audit-query.ts';
+import { SecretCommands } from '../domain/secrets/secret-commands.ts';
+import { SecretLookup } from '../domain/secrets/secret-lookup.ts';
+import { SecretReader } from '../domain/secrets/secret-read.ts';
+import { ReadCache } from '../domain/secrets/read-cache.ts';
+import { VersionedPolicyCache } from '../domain/policies/policy-cache.ts';
+import { PolicyCommands } from '../domain/policies/policy-commands.ts';
+import { AgentCommands } from '../domain/agents/agent-commands.ts';
+import { AgentTokenExchange } from '../domain/agents/agent-token.ts';
+import { EnrollmentCommands, ENROLL_PER_IP } from '../domain/agents/enrollment-commands.ts';
 import { Mailer } from '../domain/mail/mailer.ts';
+import { TokenCommands } from '../domain/accounts/token-commands.ts';
+import { AccountCommands } from '../domain/accounts/account-commands.ts';
+import { PasswordCommands } from '../domain/accounts/password-commands.ts';
+import { EmailChangeCommands } from '../domain/accounts/email-change-commands.ts';
+import { ApiKeyCommands } from '../domain/accounts/api-key-commands.ts';
+import { AttemptThrottle } from '../domain/accounts/attempt-throttle.ts';
+import { PasswordCheck } from '../domain/accounts/password-check.ts';
 
 export type ApiWiring = { config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client };
 
@@ -35,12 +57,50 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   await jwt.init(db());
   const audit = new AuditWriter(hot, core.auditKey, log);
   const actionAudit = new ActionAudit(audit);
-  const workflows = new WorkflowStarter(w.temporal, log);
-  const mailer = new Mailer(workflows);
+  // The Temporal areas' clients (the only starters of their workflows); the Mailer seals outbox bodies.
+  const accounts = new AccountsClient(w.temporal, log);
+  const mailer = new Mailer(new MailClient(w.temporal, log), core.mailKey);
   return {
     config, log,
     audit, rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst), jwt, apiKeys, ipRules, kms: core.kms,
     vaults: new VaultCommands({ db, hot, kms: core.kms, audit: actionAudit }),
-    db: core.db, hot, em: db, revocations, actionAudit, workflows, mailer, pepper: core.pepper, auditKey: core.auditKey,
+    members: new MemberCommands({ db, audit: actionAudit, revocations, apiKeys }),
+    invitations: new InvitationCommands({ db, audit: actionAudit, mailer, pepper: core.pepper, jwt, publicUrl: config.publicUrl }),
+    ipRuleAdmin: new IpRuleCommands({ db, audit: actionAudit, cache: ipRules }),
+    auditLog: new AuditLog({ db, writer: audit, chainKey: core.auditKey }),
+    secrets: secretCommands({ db, hot, kms: core.kms, audit: actionAudit }),
+    policies: new PolicyCommands({ db, hot, audit: actionAudit }),
+    agents: new AgentCommands({ db, pepper: core.pepper, revocations, audit: actionAudit }),
+    agentTokens: new AgentTokenExchange({ hot, pepper: core.pepper, jwt, audit: actionAudit }),
+    enrollments: new EnrollmentCommands({
+      db, hot, pepper: core.pepper, mailer, audit: actionAudit, publicUrl: config.publicUrl,
+      perIp: new TokenBuckets(ENROLL_PER_IP.ratePerSecond, ENROLL_PER_IP.burst),
+    }),
+    ...accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper }),
+  };
+}
+
+/** Secrets: one lookup (with its policy cache) shared by the reader (with its read cache) and the commands. */
+function secretCommands(d: { db: () => EntityManager; hot: HotReads; kms: Core['kms']; audit: ActionAudit }): SecretCommands {
+  const lookup = new SecretLookup(d.hot, new VersionedPolicyCache());
+  const reader = new SecretReader({ db: d.db, lookup, kms: d.kms, audit: d.audit, cache: new ReadCache() });
+  return new SecretCommands({ db: d.db, lookup, reader, kms: d.kms, audit: d.audit });
+}
+
+/** Accounts and personal credentials: one password throttle and one password check shared by all. */
+function accountAreas(d: {
+  config: Config; log: Logger; db: () => EntityManager; hot: HotReads; jwt: JwtService; apiKeys: ApiKeyService;
+  revocations: RevocationList; audit: ActionAudit; mailer: Mailer; deletion: AccountsClient; pepper: Core['pepper'];
+}): Pick<ApiServices, 'tokens' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
+  const throttle = new AttemptThrottle();
+  throttle.startPruning(d.db, d.log);
+  const passwords = new PasswordCheck();
+  const { db, hot, jwt, apiKeys, revocations, audit, mailer, pepper } = d;
+  return {
+    tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper }),
+    account: new AccountCommands({ db, hot, audit, revocations, apiKeys, throttle, passwords, deletion: d.deletion }),
+    passwords: new PasswordCommands({ db, jwt, revocations, audit, mailer, throttle, passwords, pepper, publicUrl: d.config.publicUrl }),
+    emailChange: new EmailChangeCommands({ db, hot, audit, mailer, pepper }),
+    personalKeys: new ApiKeyCommands({ db, keys: apiKeys, audit }),
   };
 }

@@ -9,7 +9,7 @@ export function ipFilter(rules: IpRuleCache): Middleware<RequestState> {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (principal) {
-      const decision = ipDecision(await rules.rulesFor(principal.orgId), ctx.state.clientIp);
+      const decision = ipDecision(await rules.rulesFor(principal.orgId, principal.type), ctx.state.clientIp);
       if (decision === 'block') throw forbidden('Requests from your IP address are blocked by your organization');
       if (decision === 'not_allowed') throw forbidden("Your IP address is not in your organization's allow list");
     }

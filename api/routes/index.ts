@@ -9,7 +9,7 @@ import { apiKeyRoutes } from './auth/api-keys.ts';
 import { memberRoutes } from './org/members.ts';
 import { invitationRoutes } from './org/invitations.ts';
 import { ipRuleRoutes } from './security/ip-rules.ts';
-import { auditRoutes } from './audit.ts';
+import { auditRoutes } from './audit/audit.ts';
 import { vaultRoutes } from './vaults/vaults.ts';
 import { secretRoutes } from './vaults/secrets.ts';
 import { policyRoutes } from './vaults/policies.ts';

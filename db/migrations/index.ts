@@ -4,6 +4,10 @@ import * as m0002 from './0002_vaults_secrets_policies_agents.ts';
 import * as m0003 from './0003_agent_enrollments.ts';
 import * as m0004 from './0004_vault_policy_version.ts';
 import * as m0005 from './0005_policies_truncate_bumps_versions.ts';
+import * as m0006 from './0006_ip_rule_applies_to.ts';
+import * as m0007 from './0007_secret_access_caps_and_rotation_policy.ts';
+import * as m0008 from './0008_auth_throttle_and_kept_session.ts';
+import * as m0009 from './0009_mail_outbox_sealed_body.ts';
 
 export type Migration = { name: string; up: string };
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005];
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009];

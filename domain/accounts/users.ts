@@ -1,4 +1,5 @@
-// Creating and finding users and their organizations.
+// Creating and finding users and their organizations as entities (signup, invitations).
+// The account commands' own statements are in user-repository.ts.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Organization, User } from '../../db/entities/index.ts';
@@ -38,15 +39,4 @@ export async function flushUnique(em: EntityManager, what: string): Promise<void
     if (e instanceof UniqueConstraintViolationException) throw conflict(what);
     throw e;
   }
-}
-
-/** A user with no organization (removed from one) gets a fresh one of their own at next login. */
-export async function ensureOrganization(em: EntityManager, user: User): Promise<string> {
-  if (user.orgId) return user.orgId;
-  const org = newOrganization(em, `${user.email}'s organization`);
-  await em.flush(); // organization row first: users.org_id references it
-  user.orgId = org.id;
-  user.role = 'owner';
-  await em.flush();
-  return org.id;
 }

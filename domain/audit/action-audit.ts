@@ -5,7 +5,7 @@
 import type { AuditWriter } from './audit-writer.ts';
 import type { ActionContext } from './action-context.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { ReadGuard } from './read-guard.ts';
+import type { ReadGuard } from '../secrets/read-guard.ts';
 
 export type ActionRecord = {
   /** Who acted, when not the request's principal (login, signup, invitation accept …). */

@@ -1,33 +1,43 @@
-// Reading the audit log of one organization, newest first, and checking its hash chain.
+// Reading the audit log (§4.11) of one organization, newest first, and checking its hash chain.
+// Owners and admins only. Returns rows; api/presenters/audit.ts shapes them.
 import type { KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ActionContext } from './action-context.ts';
+import type { AuditWriter } from './audit-writer.ts';
 import { chainHash, GENESIS_HASH, type ChainedFields } from './chain-hash.ts';
-import { iso } from '../time.ts';
+import { callerOf } from '../auth/principal.ts';
+import { requireManager } from '../org/roles.ts';
 import { badRequest } from '../errors.ts';
 
-type Row = {
+export type AuditEventRow = {
   id: string; seq: string; chain_key: string; org_id: string | null; action: string; actor_type: string | null;
   actor_id: string | null; resource_type: string | null; resource_id: string | null; details: Record<string, unknown>;
-  ip_address: string | null; request_id: string | null; created_at: string; prev_hash: string; integrity_hash: string;
+  ip_address: string | null; request_id: string | null; created_at: string | Date; prev_hash: string; integrity_hash: string;
 };
 
-export function presentAuditEvent(r: Row) {
-  return {
-    id: r.id,
-    action: r.action,
-    actor_id: r.actor_id,
-    actor_type: r.actor_type,
-    resource_type: r.resource_type,
-    resource_id: r.resource_id,
-    org_id: r.org_id,
-    details: r.details,
-    ip_address: r.ip_address,
-    request_id: r.request_id,
-    created_at: iso(r.created_at),
-    prev_hash: r.prev_hash,
-    integrity_hash: r.integrity_hash,
-  };
-}
+/** Filters of the reference query (resource_id, actor_id, action, from, to) and paging by cursor or offset. */
+export type AuditEventQuery = {
+  limit: number; offset: number; cursor?: string; action?: string; resourceId?: string; actorId?: string; from?: Date; to?: Date;
+};
+
+export type AuditEventPage = { events: AuditEventRow[]; nextCursor: string | null };
+
+export type ChainCheck = {
+  chainValid: boolean;
+  eventsChecked: number;
+  eventsVerified: number;
+  brokenAtEventId: string | null;
+  /** Whether the walk ended at the recorded head; null when it stopped early (a break or the limit). */
+  headMatches: boolean | null;
+};
+
+/** How the chain is built (see chain-hash.ts), for callers who verify it themselves. */
+export const CHAIN_SCHEME = {
+  algorithm: 'HMAC-SHA256',
+  chain_structure: 'one linear chain per organization, ordered by sequence',
+  hash_field: 'integrity_hash',
+  link_field: 'prev_hash',
+} as const;
 
 const encodeCursor = (seq: string) => Buffer.from(`seq:${seq}`).toString('base64url');
 function decodeCursor(c: string): string {
@@ -36,35 +46,36 @@ function decodeCursor(c: string): string {
   return m[1]!;
 }
 
-export async function listAuditEvents(em: EntityManager, orgId: string, q: { limit: number; action?: string; cursor?: string }) {
+export async function listAuditEvents(em: EntityManager, orgId: string, q: AuditEventQuery): Promise<AuditEventPage> {
   const params: unknown[] = [orgId];
   let where = 'org_id = ?';
-  if (q.action) { where += ' AND action = ?'; params.push(q.action); }
-  if (q.cursor) { where += ' AND seq < ?'; params.push(decodeCursor(q.cursor)); }
-  params.push(q.limit + 1);
-  const rows = await em.execute<Row[]>(`SELECT * FROM audit_events WHERE ${where} ORDER BY seq DESC LIMIT ?`, params);
-  const page = rows.slice(0, q.limit);
-  return {
-    events: page.map(presentAuditEvent),
-    count: page.length,
-    next_cursor: rows.length > q.limit ? encodeCursor(page[page.length - 1]!.seq) : null,
-  };
+  const filter = (sql: string, v: unknown) => { where += ` AND ${sql}`; params.push(v); };
+  if (q.action) filter('action = ?', q.action);
+  if (q.resourceId) filter('resource_id = ?', q.resourceId);
+  if (q.actorId) filter('actor_id = ?', q.actorId);
+  if (q.from) filter('created_at >= ?', q.from);
+  if (q.to) filter('created_at <= ?', q.to);
+  if (q.cursor) filter('seq < ?', decodeCursor(q.cursor));
+  params.push(q.limit + 1, q.offset);
+  const rows = await em.execute<AuditEventRow[]>(`SELECT * FROM audit_events WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`, params);
+  const events = rows.slice(0, q.limit);
+  return { events, nextCursor: rows.length > q.limit ? encodeCursor(events[events.length - 1]!.seq) : null };
 }
 
-const toFields = (r: Row): ChainedFields => ({
+const toFields = (r: AuditEventRow): ChainedFields => ({
   id: r.id, chainKey: r.chain_key, orgId: r.org_id, action: r.action, actorType: r.actor_type, actorId: r.actor_id,
   resourceType: r.resource_type, resourceId: r.resource_id, details: r.details, ipAddress: r.ip_address,
   requestId: r.request_id, createdAt: new Date(r.created_at),
 });
 
 /** Recomputes the organization's chain from its first event; reports the first break. */
-export async function verifyAuditChain(em: EntityManager, key: KeyObject, orgId: string, limit: number) {
+export async function verifyAuditChain(em: EntityManager, key: KeyObject, orgId: string, limit: number): Promise<ChainCheck> {
   let prev = GENESIS_HASH;
   let lastSeq = '0';
   let checked = 0;
   let brokenAt: string | null = null;
   while (checked < limit && brokenAt === null) {
-    const rows = await em.execute<Row[]>(
+    const rows = await em.execute<AuditEventRow[]>(
       'SELECT * FROM audit_events WHERE chain_key = ? AND seq > ? ORDER BY seq LIMIT ?', [orgId, lastSeq, Math.min(1000, limit - checked)]);
     if (rows.length === 0) break;
     for (const r of rows) {
@@ -81,16 +92,37 @@ export async function verifyAuditChain(em: EntityManager, key: KeyObject, orgId:
     complete = (head[0]?.last_hash ?? GENESIS_HASH) === prev;
   }
   return {
-    chain_valid: brokenAt === null && (complete || checked >= limit),
-    events_checked: checked,
-    events_verified: brokenAt === null ? checked : checked - 1,
-    broken_at_event_id: brokenAt,
-    head_matches: brokenAt === null && checked < limit ? complete : null,
-    scheme: {
-      algorithm: 'HMAC-SHA256',
-      chain_structure: 'one linear chain per organization, ordered by sequence',
-      hash_field: 'integrity_hash',
-      link_field: 'prev_hash',
-    },
+    chainValid: brokenAt === null && (complete || checked >= limit),
+    eventsChecked: checked,
+    eventsVerified: brokenAt === null ? checked : checked - 1,
+    brokenAtEventId: brokenAt,
+    headMatches: brokenAt === null && checked < limit ? complete : null,
   };
+}
+
+export type AuditLogDeps = { db: () => EntityManager; writer: Pick<AuditWriter, 'drain'>; chainKey: KeyObject };
+
+/** The audit log as its readers see it: owners and admins of the organization. */
+export class AuditLog {
+  private readonly d: AuditLogDeps;
+
+  constructor(deps: AuditLogDeps) {
+    this.d = deps;
+  }
+
+  async events(ctx: ActionContext, q: AuditEventQuery): Promise<AuditEventPage> {
+    const p = callerOf(ctx);
+    const em = this.d.db();
+    await requireManager(em, p);
+    await this.d.writer.drain(); // include this caller's own recent requests
+    return listAuditEvents(em, p.orgId, q);
+  }
+
+  async verify(ctx: ActionContext, limit: number): Promise<ChainCheck> {
+    const p = callerOf(ctx);
+    const em = this.d.db();
+    await requireManager(em, p);
+    await this.d.writer.drain();
+    return verifyAuditChain(em, this.d.chainKey, p.orgId, limit);
+  }
 }

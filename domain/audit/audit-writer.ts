@@ -12,7 +12,7 @@ import { randomUUID, type KeyObject } from 'node:crypto';
 import type { HotReads } from '../../db/hot-reads.ts';
 import { chainHash, GENESIS_HASH, canonicalJson, type ChainedFields } from './chain-hash.ts';
 import type { Logger } from '../log.ts';
-import { GUARD_COLUMNS, StaleReadError, guardRow, staleGuardsSql, type ReadGuard } from './read-guard.ts';
+import { GUARD_COLUMNS, StaleReadError, guardRow, staleGuardsSql, type ReadGuard } from '../secrets/read-guard.ts';
 
 export type AuditEventInput = {
   orgId: string | null;

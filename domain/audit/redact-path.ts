@@ -2,7 +2,7 @@
 const SECRET_SEGMENTS: RegExp[] = [
   /(\/webhook\/)[^/]+/g,            // automation webhook tokens
   /(\/v1\/platform\/claim\/)[^/]+/g, // platform claim tokens
-  /(\/v1\/agents\/enroll\/)[^/]+/g,   // agent enrollment approval tokens
+  /(\/v1\/agent-enrollments\/)[^/]+/g, // agent enrollment approval tokens
 ];
 
 export function redactPath(path: string): string {

@@ -4,13 +4,29 @@ import { randomUUID, type KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
 import { notifySql, type InvalidationBus } from '../cache/invalidation-bus.ts';
-import { ApiKey } from '../../db/entities/index.ts';
 import type { HotReads } from '../../db/hot-reads.ts';
 import type { Principal } from './principal.ts';
 
 export const USER_KEY_PREFIX = 'xck_';
 const CACHE_TTL_MS = 60_000;
 const LAST_USED_EVERY_MS = 60_000;
+
+/** A key as its owner sees it: never the digest. */
+export type ApiKeyRow = {
+  id: string; name: string; key_prefix: string; scopes: string[]; is_active: boolean;
+  created_at: string | Date; expires_at: string | Date | null; last_used_at: string | Date | null;
+};
+const API_KEY_COLUMNS = 'id, name, key_prefix, scopes, is_active, created_at, expires_at, last_used_at';
+
+/** The user's keys, newest first (revoked ones too: they show as inactive). */
+export async function listApiKeys(em: EntityManager, userId: string): Promise<ApiKeyRow[]> {
+  return em.execute<ApiKeyRow[]>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = ? ORDER BY created_at DESC`, [userId]);
+}
+
+export async function countActiveApiKeys(em: EntityManager, userId: string): Promise<number> {
+  const rows = await em.execute<{ n: number }[]>('SELECT count(*)::int AS n FROM api_keys WHERE user_id = ? AND is_active', [userId]);
+  return rows[0]!.n;
+}
 
 type Resolved = { keyId: string; userId: string; orgId: string | null; expiresAt: number | null; loadedAt: number };
 
@@ -34,22 +50,23 @@ export class ApiKeyService {
     for (const [d, r] of this.cache) if (r.userId === userId) this.cache.delete(d);
   }
 
-  async create(em: EntityManager, userId: string, input: { name: string; expiresAt?: Date; scopes?: string[] }): Promise<{ record: ApiKey; apiKey: string }> {
+  /** Stores a new key of `userId` (digest only); the raw key is returned here and never again. */
+  async create(em: EntityManager, userId: string, input: { name: string; expiresAt?: Date | null; scopes?: string[] }): Promise<{ record: ApiKeyRow; apiKey: string }> {
     const apiKey = newOpaqueToken(USER_KEY_PREFIX);
-    const record = em.create(ApiKey, {
-      id: randomUUID(),
-      userId,
-      name: input.name,
-      keyPrefix: apiKey.slice(0, 12),
-      keyDigest: digestToken(this.pepper, apiKey),
-      scopes: input.scopes ?? [],
-      isActive: true,
-      expiresAt: input.expiresAt ?? null,
-      lastUsedAt: null,
-      createdAt: new Date(),
-    });
-    await em.flush();
-    return { record, apiKey };
+    const rows = await em.execute<ApiKeyRow[]>(
+      `INSERT INTO api_keys (id, user_id, name, key_prefix, key_digest, scopes, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       RETURNING ${API_KEY_COLUMNS}`,
+      [randomUUID(), userId, input.name, apiKey.slice(0, 12), digestToken(this.pepper, apiKey), JSON.stringify(input.scopes ?? []), input.expiresAt ?? null]);
+    return { record: rows[0]!, apiKey };
+  }
+
+  /** Deactivates one of the user's keys and drops it from every replica's cache; false if none. */
+  async revoke(tx: EntityManager, userId: string, keyId: string): Promise<boolean> {
+    const rows = await tx.execute<{ id: string }[]>(
+      'UPDATE api_keys SET is_active = false WHERE id = ? AND user_id = ? AND is_active RETURNING id', [keyId, userId]);
+    if (rows.length === 0) return false;
+    await this.announceChange(tx, userId);
+    return true;
   }
 
   /** Drops every replica's cached keys of this user; call inside the changing transaction. */

@@ -1,11 +1,20 @@
 // Token revocation kept in memory so verifying a token costs no database round trip.
 // Rows in revoked_tokens / principal_revocations are the truth; this is their mirror.
+//
+// A principal-wide revocation is a cut-off: every token of the subject issued up to `not_before`
+// stops working. It may spare exactly one token (`exempt_jti`): the one that asked for the cut-off
+// (a password change keeps the caller's own session, issue 8 §5). Only the latest cut-off's
+// exemption counts, so a later cut-off without one (reset, deletion) ends that token too.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notifySql, type InvalidationBus } from '../cache/invalidation-bus.ts';
+import { notifySql, type InvalidationBus, type Invalidation } from '../cache/invalidation-bus.ts';
+
+type CutOff = { notBefore: number; exemptJti: string | null };
+/** The bus message of a cut-off; `exemptJti` rides along (absent in messages of older replicas). */
+type PrincipalRevoked = Extract<Invalidation, { kind: 'principal_revoked' }> & { exemptJti?: string | null };
 
 export class RevocationList {
   private readonly jtis = new Map<string, number>(); // jti -> expiry (ms)
-  private readonly notBefore = new Map<string, number>(); // subject -> ms
+  private readonly cutOffs = new Map<string, CutOff>(); // subject -> latest cut-off
 
   private readonly em: () => EntityManager;
 
@@ -13,7 +22,7 @@ export class RevocationList {
     this.em = em;
     bus.onMessage((m) => {
       if (m.kind === 'token_revoked') this.jtis.set(m.jti, Date.parse(m.expiresAt));
-      if (m.kind === 'principal_revoked') this.raise(m.subject, Date.parse(m.notBefore));
+      if (m.kind === 'principal_revoked') this.raise(m.subject, Date.parse(m.notBefore), (m as PrincipalRevoked).exemptJti ?? null);
     });
     bus.onReconnect(() => this.reload());
     setInterval(() => this.prune(), 60_000).unref();
@@ -22,15 +31,16 @@ export class RevocationList {
   async reload(): Promise<void> {
     const em = this.em();
     const tokens = await em.execute<{ jti: string; expires_at: string }[]>('SELECT jti, expires_at FROM revoked_tokens WHERE expires_at > now()');
-    const principals = await em.execute<{ subject: string; not_before: string }[]>('SELECT subject, not_before FROM principal_revocations');
+    const principals = await em.execute<{ subject: string; not_before: string; exempt_jti: string | null }[]>(
+      'SELECT subject, not_before, exempt_jti FROM principal_revocations');
     for (const t of tokens) this.jtis.set(t.jti, new Date(t.expires_at).getTime());
-    for (const p of principals) this.raise(p.subject, new Date(p.not_before).getTime());
+    for (const p of principals) this.raise(p.subject, new Date(p.not_before).getTime(), p.exempt_jti);
   }
 
   isRevoked(jti: string, subject: string, issuedAtMs: number): boolean {
     if (this.jtis.has(jti)) return true;
-    const nb = this.notBefore.get(subject);
-    return nb !== undefined && issuedAtMs <= nb;
+    const c = this.cutOffs.get(subject);
+    return c !== undefined && issuedAtMs <= c.notBefore && c.exemptJti !== jti;
   }
 
   async revokeToken(em: EntityManager, jti: string, expiresAt: Date): Promise<void> {
@@ -39,19 +49,28 @@ export class RevocationList {
     this.jtis.set(jti, expiresAt.getTime());
   }
 
-  /** Every token of `subject` issued up to now stops working. */
-  async revokePrincipal(em: EntityManager, subject: string): Promise<void> {
-    const rows = await em.execute<{ not_before: string }[]>(
-      `INSERT INTO principal_revocations (subject, not_before) VALUES (?, ?)
-       ON CONFLICT (subject) DO UPDATE SET not_before = greatest(principal_revocations.not_before, excluded.not_before)
-       RETURNING not_before`, [subject, new Date()]); // the app clock, the same clock that stamps iat_ms
+  /**
+   * Every token of `subject` issued up to now stops working, except `opts.except` (a jti) when
+   * given. Call inside the transaction of the change that requires it.
+   */
+  async revokePrincipal(em: EntityManager, subject: string, opts: { except?: string } = {}): Promise<void> {
+    // The later cut-off wins, with its own exemption (or none): comparing against the old row
+    // keeps that true when two cut-offs of one subject commit in either order.
+    const rows = await em.execute<{ not_before: string; exempt_jti: string | null }[]>(
+      `INSERT INTO principal_revocations AS r (subject, not_before, exempt_jti) VALUES (?, ?, ?)
+       ON CONFLICT (subject) DO UPDATE SET
+         not_before = greatest(r.not_before, excluded.not_before),
+         exempt_jti = CASE WHEN excluded.not_before >= r.not_before THEN excluded.exempt_jti ELSE r.exempt_jti END
+       RETURNING not_before, exempt_jti`, [subject, new Date(), opts.except ?? null]); // the app clock, the same clock that stamps iat_ms
     const notBefore = new Date(rows[0]!.not_before);
-    await em.execute(notifySql, [JSON.stringify({ kind: 'principal_revoked', subject, notBefore: notBefore.toISOString() })]);
-    this.raise(subject, notBefore.getTime());
+    const exemptJti = rows[0]!.exempt_jti;
+    await em.execute(notifySql, [JSON.stringify({ kind: 'principal_revoked', subject, notBefore: notBefore.toISOString(), exemptJti })]);
+    this.raise(subject, notBefore.getTime(), exemptJti);
   }
 
-  private raise(subject: string, ms: number): void {
-    if ((this.notBefore.get(subject) ?? 0) < ms) this.notBefore.set(subject, ms);
+  private raise(subject: string, ms: number, exemptJti: string | null): void {
+    const current = this.cutOffs.get(subject);
+    if (!current || current.notBefore < ms) this.cutOffs.set(subject, { notBefore: ms, exemptJti });
   }
 
   private prune(): void {

@@ -4,7 +4,6 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import { emitEvent } from '../events/outbox.ts';
-import { iso } from '../time.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 
@@ -13,15 +12,6 @@ export type PolicyRecord = {
   permissions: string[]; conditions: Record<string, unknown>; expires_at: string | Date | null; effect: 'allow' | 'deny'; priority: number;
   created_by: string; created_by_type: string; created_at: string | Date; updated_at: string | Date;
 };
-
-export function presentPolicy(p: PolicyRecord) {
-  return {
-    id: p.id, vault_id: p.vault_id, secret_path_pattern: p.secret_path_pattern, principal_type: p.principal_type, principal_id: p.principal_id,
-    permissions: p.permissions, conditions: p.conditions, expires_at: iso(p.expires_at), effect: p.effect, priority: p.priority,
-    created_by: p.created_by, created_by_type: p.created_by_type, created_at: iso(p.created_at), updated_at: iso(p.updated_at),
-    policy_schema_version: 2,
-  };
-}
 
 export type PolicyInput = {
   secret_path_pattern: string; principal_type: 'user' | 'agent'; principal_id: string; permissions: string[];
@@ -78,4 +68,8 @@ export async function deletePolicy(tx: EntityManager, actor: Principal, vaultId:
   if (!p) throw notFound('Policy');
   await emitEvent(tx, actor.orgId, 'policy.deleted', { vault_id: vaultId, policy_id: p.id, principal_type: p.principal_type, principal_id: p.principal_id });
   return p;
+}
+
+export async function listPolicies(em: EntityManager, vaultId: string): Promise<PolicyRecord[]> {
+  return em.execute<PolicyRecord[]>('SELECT * FROM policies WHERE vault_id = ? ORDER BY created_at', [vaultId]);
 }

@@ -5,19 +5,14 @@
 //
 // Entries hold what the database holds (ciphertext, wrapped data key, metadata, policies),
 // never a plaintext value. They are bounded in number, in bytes and in age.
-import type { PolicyRow } from '../policies/access.ts';
-import type { Role } from '../org/roles.ts';
+import type { AccessFacts } from './secret-lookup.ts';
 
 export type CachedRead = {
   orgId: string;
   vaultId: string;
-  vaultCreatedBy: string;
-  vaultCreatedByType: string;
   vaultXmin: string;
-  policies: PolicyRow[];
-  /** Derived from principalState, which the guard compares. */
-  role: Role | null;
-  agentIntents: boolean;
+  /** What the decision needs (policies, role, Intents flag): derived from rows the guard compares. */
+  facts: AccessFacts;
   principalState: string;
   secretId: string;
   secretXmin: string;
@@ -43,7 +38,7 @@ export const MAX_AGE_MS = 5 * 60_000;
 
 /** What an entry holds, roughly: buffers as they are, text at two bytes a character. */
 function sizeOf(key: string, r: CachedRead): number {
-  const text = key.length + (r.description?.length ?? 0) + JSON.stringify(r.metadata ?? {}).length + JSON.stringify(r.policies).length;
+  const text = key.length + (r.description?.length ?? 0) + JSON.stringify(r.metadata ?? {}).length + JSON.stringify(r.facts.policies).length;
   return r.ciphertext.length + r.wrappedKey.length + 2 * text + 512;
 }
 

@@ -36,8 +36,10 @@ describe('GET/PATCH /v1/auth/me', () => {
     const r = await call('GET', '/v1/auth/me', { token: a.token });
     expect(r.status).toBe(200);
     expect(r.body).toEqual(expect.objectContaining({
-      id: a.userId, email: a.email, display_name: null, role: 'owner', org_id: a.orgId, created_at: expect.any(String),
+      id: a.userId, email: a.email, role: 'owner', org_id: a.orgId, created_at: expect.any(String),
     }));
+    // Issue 8 §5: an optional field without a value is omitted, not null (was `display_name: null`).
+    expect(r.body).not.toHaveProperty('display_name');
     expect(r.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(r.body.org_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Number.isNaN(Date.parse(r.body.created_at))).toBe(false);
@@ -82,18 +84,51 @@ describe('GET/PATCH /v1/auth/me', () => {
 });
 
 describe('passwords', () => {
-  test('change-password returns a fresh token and ends the old session', async () => {
+  // Issue 8 §5 changed this test: the session that changed the password used to end (the SDK's
+  // next call got 401); now it keeps working and every OTHER session ends.
+  test("change-password keeps the caller's session, returns a fresh token and ends every other session", async () => {
     const a = await signup('chpw');
+    const other = await login(a.email, PASSWORD); // a second session, e.g. another device
+    expect((await call('GET', '/v1/auth/me', { token: other })).status).toBe(200);
     const r = await call('POST', '/v1/auth/change-password', { token: a.token, body: { current_password: PASSWORD, new_password: NEW_PASSWORD } });
     expect(r.status).toBe(200);
     expect(r.body).toEqual(expect.objectContaining({ message: 'Password changed successfully', access_token: expect.any(String) }));
-    isProblem(await call('GET', '/v1/auth/me', { token: a.token }), 401);
+    // The token used for the change still works; the other session does not.
+    const same = await call('GET', '/v1/auth/me', { token: a.token });
+    expect(same.status).toBe(200);
+    expect(same.body.id).toBe(a.userId);
+    isProblem(await call('GET', '/v1/auth/me', { token: other }), 401);
     const me = await call('GET', '/v1/auth/me', { token: r.body.access_token });
     expect(me.status).toBe(200);
     expect(me.body.id).toBe(a.userId);
     isProblem(await tokenLogin(a.email, PASSWORD), 401);
     const t = await login(a.email, NEW_PASSWORD);
     expect((await call('GET', '/v1/auth/me', { token: t })).status).toBe(200);
+  });
+
+  test('a second change made from another session ends the session spared by the first', async () => {
+    const a = await signup('chpw2');
+    const b = await login(a.email, PASSWORD);
+    const first = await call('POST', '/v1/auth/change-password', { token: a.token, body: { current_password: PASSWORD, new_password: NEW_PASSWORD } });
+    expect(first.status).toBe(200);
+    isProblem(await call('GET', '/v1/auth/me', { token: b }), 401);
+    // From the fresh token: the session spared by the first change (a.token) ends now.
+    const second = await call('POST', '/v1/auth/change-password', { token: first.body.access_token, body: { current_password: NEW_PASSWORD, new_password: 'a-third-passphrase' } });
+    expect(second.status).toBe(200);
+    isProblem(await call('GET', '/v1/auth/me', { token: a.token }), 401);
+    expect((await call('GET', '/v1/auth/me', { token: first.body.access_token })).status).toBe(200);
+    expect((await call('GET', '/v1/auth/me', { token: second.body.access_token })).status).toBe(200);
+  });
+
+  test('a password reset ends every session, including one spared by an earlier change', async () => {
+    const a = await signup('chpw-reset');
+    const changed = await call('POST', '/v1/auth/change-password', { token: a.token, body: { current_password: PASSWORD, new_password: NEW_PASSWORD } });
+    expect(changed.status).toBe(200);
+    expect((await call('POST', '/v1/auth/forgot-password', { body: { email: a.email } })).body.status).toBe('email_sent');
+    const [, token] = await mailTo(a.email, /Reset token: (rst_\S+)/);
+    expect((await call('POST', '/v1/auth/reset-password', { body: { token, new_password: 'after-the-reset' } })).status).toBe(200);
+    isProblem(await call('GET', '/v1/auth/me', { token: a.token }), 401);
+    isProblem(await call('GET', '/v1/auth/me', { token: changed.body.access_token }), 401);
   });
 
   test('change-password refuses a wrong current password, a short new one and missing fields', async () => {
@@ -161,20 +196,32 @@ describe('passwords', () => {
   });
 });
 
-describe('lockout', () => {
-  test('after 5 wrong passwords even the right one gets the same 401 as a wrong password or an unknown e-mail', async () => {
+// Issue 8 §6 replaced the lockout (5 wrong passwords locked the account for 15 minutes, for
+// everyone) with a delay per account AND client address; test/integration/login-throttle.test.ts
+// covers other addresses, the growing wait and parallel guesses.
+describe('login throttle', () => {
+  test('after 5 wrong passwords the next attempt from that address waits, even with the right password, exactly as for an unknown e-mail', async () => {
     const a = await signup('lock');
+    const ghost = uniqueEmail('ghost');
     const wrong: Res[] = [];
-    for (let i = 0; i < 5; i++) wrong.push(await tokenLogin(a.email, `wrong-password-${i}`));
-    for (const w of wrong) isProblem(w, 401);
+    const unknown: Res[] = [];
+    for (let i = 0; i < 5; i++) {
+      wrong.push(await tokenLogin(a.email, `wrong-password-${i}`));
+      unknown.push(await tokenLogin(ghost, `wrong-password-${i}`));
+    }
+    for (const w of [...wrong, ...unknown]) isProblem(w, 401);
+    expect(wrong.every((w) => w.body.detail === unknown[0]!.body.detail)).toBe(true);
+    expect(unknown.every((w) => w.body.detail === unknown[0]!.body.detail)).toBe(true);
+
     const right = await tokenLogin(a.email, PASSWORD);
-    isProblem(right, 401);
-    const unknown = await tokenLogin(uniqueEmail('ghost'), PASSWORD);
-    isProblem(unknown, 401);
-    expect(right.body.detail).toBe(wrong[4]!.body.detail);
-    expect(unknown.body.detail).toBe(wrong[0]!.body.detail);
-    expect(wrong.every((w) => w.body.detail === unknown.body.detail)).toBe(true);
-    // The existing session is untouched by the lockout.
+    const ghostAgain = await tokenLogin(ghost, PASSWORD);
+    for (const r of [right, ghostAgain]) {
+      isProblem(r, 429);
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(r.body.detail).toMatch(/too many failed attempts/i);
+    }
+    expect({ ...right.body, detail: undefined, retry_after: undefined }).toEqual({ ...ghostAgain.body, detail: undefined, retry_after: undefined });
+    // The existing session is untouched, and nothing about the account changed.
     expect((await call('GET', '/v1/auth/me', { token: a.token })).status).toBe(200);
   });
 });
@@ -185,12 +232,15 @@ describe('e-mail change', () => {
     const newEmail = uniqueEmail('chmail-new');
     const r = await call('POST', '/v1/auth/change-email', { token: a.token, body: { new_email: newEmail } });
     expect(r.status).toBe(200);
+    // Issue 8 §5: the reference's fields.
+    expect(r.body).toEqual({ message: expect.any(String), new_email: newEmail, expires_in_seconds: 900 });
     const [, code] = await mailTo(newEmail, /code is (\d{6})/);
     expect(mailsTo(a.email, /code is (\d{6})/)).toHaveLength(0);
 
     isProblem(await call('POST', '/v1/auth/verify-email-change', { token: a.token, body: { code: otherCode(code!) } }), 400);
     const ok = await call('POST', '/v1/auth/verify-email-change', { token: a.token, body: { code } });
     expect(ok.status).toBe(200);
+    expect(ok.body).toEqual(expect.objectContaining({ email: newEmail, user: expect.objectContaining({ id: a.userId, email: newEmail, email_verified: true }) }));
     const me = await call('GET', '/v1/auth/me', { token: a.token });
     expect(me.body.email).toBe(newEmail);
     const t = await login(newEmail, PASSWORD);
@@ -298,6 +348,40 @@ describe('export-data', () => {
     expect(r.text).not.toContain(hash);
     expect(r.text).not.toContain('password_hash');
     expect(r.text).not.toContain('$argon2');
+  });
+});
+
+describe('export-data, reference shape (issue 8 §5)', () => {
+  test("export_version, exported_at, user, vaults, agents, secrets_metadata, policies: the user's records, metadata only", async () => {
+    const a = await signup('export-ref');
+    const vault = (await call('POST', '/v1/vaults', { token: a.token, body: { name: 'exported' } })).body.id;
+    const put = await call('PUT', `/v1/vaults/${vault}/secrets/db/password`, { token: a.token, body: { value: 'never-in-an-export', type: 'password' } });
+    expect(put.status).toBe(201);
+    const agent = await call('POST', '/v1/agents', { token: a.token, body: { name: 'export-bot' } });
+    expect(agent.status).toBe(201);
+    const policy = await call('POST', `/v1/vaults/${vault}/policies`, {
+      token: a.token, body: { secret_path_pattern: 'db/*', principal_type: 'agent', principal_id: agent.body.agent_id, permissions: ['read'] },
+    });
+    expect(policy.status).toBe(201);
+    // Another organization's records never appear.
+    const stranger = await signup('export-stranger');
+    await call('POST', '/v1/vaults', { token: stranger.token, body: { name: 'not-yours' } });
+
+    const r = await call('POST', '/v1/auth/export-data', { token: a.token });
+    expect(r.status).toBe(200);
+    expect(r.body.export_version).toBe('1.0');
+    expect(Number.isNaN(Date.parse(r.body.exported_at))).toBe(false);
+    expect(r.body.user).toEqual(expect.objectContaining({ id: a.userId, email: a.email, display_name: '', auth_method: 'password', created_at: expect.any(String) }));
+    expect(r.body.vaults).toEqual([{ id: vault, name: 'exported', created_at: expect.any(String) }]);
+    expect(r.body.agents).toEqual([{ id: agent.body.agent_id, name: 'export-bot', created_at: expect.any(String) }]);
+    expect(r.body.secrets_metadata).toEqual([{ vault_id: vault, path: 'db/password', type: 'password', version: 1, created_at: expect.any(String) }]);
+    expect(r.body.policies).toEqual([{
+      id: policy.body.id, vault_id: vault, principal_type: 'agent', principal_id: agent.body.agent_id,
+      secret_path_pattern: 'db/*', permissions: ['read'], created_at: expect.any(String),
+    }]);
+    expect(r.text).not.toContain('never-in-an-export');
+    expect(r.text).not.toContain('not-yours');
+    expect(r.text).not.toContain(agent.body.api_key);
   });
 });
 

@@ -253,3 +253,46 @@ describe('agent key expiry', () => {
     expect((await agentToken(agent.apiKey)).status).toBe(200);
   });
 });
+
+describe('an empty scopes list means no explicit scopes: derived from policies (§2.5a, issue 8 §5)', () => {
+  let owner: Account;
+  let vaultId: string;
+
+  beforeAll(async () => {
+    owner = await signup('agt-empty-scopes');
+    vaultId = await createVault(owner);
+    expect((await putSecret(owner.token, vaultId, 'app/one', 'v-1')).status).toBe(201);
+    expect((await putSecret(owner.token, vaultId, 'app/two', 'v-2')).status).toBe(201);
+  });
+
+  test('registered with scopes: [] the agent reads what its policies grant, and its token scopes are derived', async () => {
+    const agent = await registerAgent(owner, { name: 'empty-scopes-bot', scopes: [] });
+    expect(agent.body.agent.scopes).toEqual([]);
+    await grantAgent(owner, vaultId, agent.id, 'app/*', ['read']);
+    const jwt = await agentJwt(agent);
+    const claims = decodeJwt(jwt);
+    expect(claims.scopes).toEqual(['app/*']);
+    expect(claims.scopes_source).toBe('policies');
+    expect((await readSecret(jwt, vaultId, 'app/two')).body.value).toBe('v-2');
+  });
+
+  test('sending back the [] a record shows drops explicit scopes and ends the older tokens; null does the same', async () => {
+    const agent = await registerAgent(owner, { name: 'round-trip-bot', scopes: ['app/one'] });
+    await grantAgent(owner, vaultId, agent.id, 'app/*', ['read']);
+    const bound = await agentJwt(agent);
+    expect((await readSecret(bound, vaultId, 'app/two')).status).toBe(403);
+
+    const r = await patchAgent(owner, agent.id, { scopes: [] });
+    expect(r.status).toBe(200);
+    expect(r.body.scopes).toEqual([]);
+    expect((await readSecret(bound, vaultId, 'app/one')).status).toBe(401);
+    const jwt = await agentJwt(agent);
+    expect(decodeJwt(jwt).scopes_source).toBe('policies');
+    expect((await readSecret(jwt, vaultId, 'app/two')).body.value).toBe('v-2');
+
+    expect((await patchAgent(owner, agent.id, { scopes: ['app/one'] })).body.scopes).toEqual(['app/one']);
+    const cleared = await patchAgent(owner, agent.id, { scopes: null });
+    expect(cleared.body.scopes).toEqual([]);
+    expect(decodeJwt(await agentJwt(agent)).scopes_source).toBe('policies');
+  });
+});

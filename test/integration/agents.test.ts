@@ -23,9 +23,10 @@ describe('registering, listing and managing agents', () => {
     expect(r.status).toBe(201);
     expect(r.body.api_key).toMatch(OCV_KEY);
     expect(r.body.agent_id).toMatch(/^[0-9a-f-]{36}$/);
+    // Issue 8 §5: `scopes` is an array ([] when the agent has no explicit scopes), no longer null.
     expect(r.body.agent).toEqual(expect.objectContaining({
       id: r.body.agent_id, agent_id: r.body.agent_id, name: 'deploy-bot', description: 'ships builds', org_id: owner.orgId,
-      is_active: true, status: 'active', intents_api_enabled: false, scopes: null, api_key_expires_at: null,
+      is_active: true, status: 'active', intents_api_enabled: false, scopes: [], api_key_expires_at: null,
       key_prefix: r.body.api_key.slice(0, 12), created_by: owner.userId,
     }));
     expect(JSON.stringify(r.body.agent)).not.toContain(r.body.api_key);
@@ -230,6 +231,73 @@ describe('agent audit records', () => {
         action, actor_type: 'user', actor_id: owner.userId, org_id: owner.orgId, resource_type: 'agent', resource_id: agent.id,
       })]);
     }
+    const all = await call('GET', '/v1/audit/events?limit=200', { token: owner.token });
+    expect(all.text).not.toContain(agent.apiKey);
+  });
+});
+
+describe('the agent record as 1Claw clients read it (issue 8 §5)', () => {
+  let owner: Account;
+  let agent: Agent;
+
+  beforeAll(async () => {
+    owner = await signup('agt-shape');
+    agent = await registerAgent(owner, { name: 'shape-bot' });
+  });
+
+  test('registration answers {agent_id, api_key, agent}; the record omits unset optional fields and keeps nullable ones null', async () => {
+    expect(Object.keys(agent.body).sort()).toEqual(['agent', 'agent_id', 'api_key']);
+    const rec = agent.body.agent;
+    expect(rec.scopes).toEqual([]);
+    for (const field of ['tx_max_value_eth', 'tx_daily_limit_eth', 'last_active_at']) expect(rec).not.toHaveProperty(field);
+    expect(rec).toEqual(expect.objectContaining({
+      auth_method: 'api_key', shroud_enabled: false, api_key_expires_at: null, tx_max_per_day: null, token_ttl_seconds: null,
+      tx_to_allowlist: [], tx_allowed_chains: [],
+    }));
+  });
+
+  test('list, get and /v1/agents/me show scopes as an array; last_active_at appears once the agent has exchanged its key', async () => {
+    const list = await call('GET', '/v1/agents', { token: owner.token });
+    expect(list.body.agents[0].scopes).toEqual([]);
+    const one = await call('GET', `/v1/agents/${agent.id}`, { token: owner.token });
+    expect(one.body.scopes).toEqual([]);
+    expect(one.body).not.toHaveProperty('last_active_at');
+
+    const me = await call('GET', '/v1/agents/me', { token: await agentJwt(agent) });
+    expect(me.status).toBe(200);
+    expect(me.body.scopes).toEqual([]);
+    expect(me.body.last_active_at).toEqual(expect.any(String));
+    expect(me.body).not.toHaveProperty('tx_max_value_eth');
+  });
+
+  test('PATCH: a guardrail set is shown, cleared with null it is omitted again; explicit scopes show, null shows []', async () => {
+    expect((await patchAgent(owner, agent.id, { tx_daily_limit_eth: '2' })).body.tx_daily_limit_eth).toBe('2');
+    const cleared = await patchAgent(owner, agent.id, { tx_daily_limit_eth: null, tx_max_per_day: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).not.toHaveProperty('tx_daily_limit_eth');
+    expect(cleared.body.tx_max_per_day).toBeNull();
+
+    expect((await patchAgent(owner, agent.id, { scopes: ['app/*'] })).body.scopes).toEqual(['app/*']);
+    expect((await patchAgent(owner, agent.id, { scopes: null })).body.scopes).toEqual([]);
+  });
+
+  test('rotate-key answers the new key once with its prefix', async () => {
+    const r = await call('POST', `/v1/agents/${agent.id}/rotate-key`, { token: owner.token });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ agent_id: agent.id, api_key: expect.stringMatching(OCV_KEY), key_prefix: r.body.api_key.slice(0, 12) });
+    agent = { ...agent, apiKey: r.body.api_key };
+  });
+
+  test('the exchange is audited: auth.success for the agent, auth.failure in its organization for a wrong agent_id; never the key', async () => {
+    const other = await registerAgent(owner, { name: 'other-shape-bot' });
+    expect((await agentToken(agent.apiKey)).status).toBe(200);
+    expect((await agentToken(agent.apiKey, other.id)).status).toBe(401);
+    expect((await agentToken(agent.apiKey, 'not-a-uuid')).status).toBe(401);
+    const ok = await auditFor(owner, 'auth.success', agent.id);
+    expect(ok[0]).toEqual(expect.objectContaining({ actor_type: 'agent', actor_id: agent.id, org_id: owner.orgId, resource_type: 'agent' }));
+    const failed = await auditFor(owner, 'auth.failure', agent.id);
+    expect(failed).toHaveLength(2);
+    expect(failed[0]).toEqual(expect.objectContaining({ org_id: owner.orgId, resource_type: 'agent', resource_id: agent.id }));
     const all = await call('GET', '/v1/audit/events?limit=200', { token: owner.token });
     expect(all.text).not.toContain(agent.apiKey);
   });

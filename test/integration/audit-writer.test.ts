@@ -6,7 +6,7 @@ import { hotReads, type HotReads } from '../../db/hot-reads.ts';
 import { AuditWriter } from '../../domain/audit/audit-writer.ts';
 import { chainHash, GENESIS_HASH } from '../../domain/audit/chain-hash.ts';
 import { createLogger } from '../../domain/log.ts';
-import { StaleReadError, type ReadGuard } from '../../domain/audit/read-guard.ts';
+import { StaleReadError, type ReadGuard } from '../../domain/secrets/read-guard.ts';
 
 const key = createSecretKey(randomBytes(32));
 const log = createLogger('error', 'audit-writer-test');

@@ -106,3 +106,75 @@ test('a request whose handler records its own event has exactly that one record;
   expect(forFailed.map((e: any) => e.action)).toEqual(['http.request']);
   expect(forFailed[0].details.status).toBe(400);
 });
+
+// Issue 8 §5: the reference AuditEvent types resource_type and resource_id (and the actor and
+// address fields) as strings. Request records name the route; nothing is ever sent as null.
+describe('event fields of the reference', () => {
+  test('a request record names its route as the resource', async () => {
+    const probe = await call('GET', '/v1/auth/me', { token: owner.token });
+    const r = await call('GET', '/v1/audit/events?action=http.request&limit=50', { token: owner.token });
+    const event = r.body.events.find((e: any) => e.request_id === probe.headers.get('x-request-id'));
+    expect(event).toEqual(expect.objectContaining({ resource_type: 'route', resource_id: 'GET /v1/auth/me' }));
+  });
+
+  test('no field is null, even on an old record without a resource or actor (it is omitted instead)', async () => {
+    const victim = await signup('audit-nulls');
+    await call('GET', '/v1/auth/me', { token: victim.token });
+    await call('GET', '/v1/audit/verify', { token: victim.token }); // flushes the writer
+    // Records written before every record carried a resource, and records with no actor.
+    const { rows } = await db().query(
+      `UPDATE audit_events SET resource_type = NULL, resource_id = NULL, actor_type = NULL, actor_id = NULL, ip_address = NULL
+       WHERE id = (SELECT id FROM audit_events WHERE org_id = $1 ORDER BY seq DESC LIMIT 1) RETURNING id`, [victim.orgId]);
+    const r = await call('GET', '/v1/audit/events?limit=1000', { token: victim.token });
+    expect(r.status).toBe(200);
+    const old = r.body.events.find((e: any) => e.id === rows[0].id);
+    expect(old).toBeDefined();
+    for (const field of ['resource_type', 'resource_id', 'actor_type', 'actor_id', 'ip_address']) expect(old).not.toHaveProperty(field);
+    for (const e of r.body.events) {
+      for (const [k, v] of Object.entries(e)) expect(`${k}=${v}`).not.toBe(`${k}=null`);
+    }
+    expect(r.body.count).toBe(r.body.events.length);
+  });
+
+  test('the reference filters: resource_id, actor_id, from, to; and offset paging', async () => {
+    const org = await signup('audit-filters');
+    const before = new Date(Date.now() - 1000).toISOString();
+    for (let i = 0; i < 3; i++) expect((await call('POST', '/v1/auth/api-keys', { token: org.token, body: { name: `f${i}` } })).status).toBe(201);
+    const all = (await call('GET', '/v1/audit/events?action=api_key.create', { token: org.token })).body.events as any[];
+    expect(all).toHaveLength(3);
+    const target = all[1];
+
+    const byResource = await call('GET', `/v1/audit/events?resource_id=${encodeURIComponent(target.resource_id)}`, { token: org.token });
+    expect(byResource.body.events.map((e: any) => e.id)).toEqual([target.id]);
+
+    const byActor = await call('GET', `/v1/audit/events?actor_id=${org.userId}&action=api_key.create`, { token: org.token });
+    expect(byActor.body.events).toHaveLength(3);
+    const nobody = await call('GET', '/v1/audit/events?actor_id=someone-else', { token: org.token });
+    expect(nobody.body).toEqual({ events: [], count: 0, next_cursor: null });
+
+    const inWindow = await call('GET', `/v1/audit/events?action=api_key.create&from=${encodeURIComponent(before)}&to=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: org.token });
+    expect(inWindow.body.count).toBe(3);
+    const future = await call('GET', `/v1/audit/events?action=api_key.create&from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { token: org.token });
+    expect(future.body.count).toBe(0);
+    const past = await call('GET', `/v1/audit/events?action=api_key.create&to=${encodeURIComponent(before)}`, { token: org.token });
+    expect(past.body.count).toBe(0);
+
+    const paged = await call('GET', '/v1/audit/events?action=api_key.create&limit=1&offset=1', { token: org.token });
+    expect(paged.body.events.map((e: any) => e.id)).toEqual([target.id]);
+
+    for (const bad of ['from=yesterday', 'to=2024-13-01T00:00:00Z', 'offset=-1', 'offset=abc']) {
+      const r = await call('GET', `/v1/audit/events?${bad}`, { token: org.token });
+      expect(r.status).toBe(400);
+      expect(r.body.detail).toContain(bad.split('=')[0]);
+    }
+  });
+
+  test('the chain check describes its scheme (reference AuditVerifyResponse)', async () => {
+    const r = await call('GET', '/v1/audit/verify', { token: owner.token });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      chain_valid: true, events_checked: expect.any(Number), events_verified: r.body.events_checked, broken_at_event_id: null, head_matches: true,
+      scheme: { algorithm: 'HMAC-SHA256', chain_structure: expect.any(String), hash_field: 'integrity_hash', link_field: 'prev_hash' },
+    });
+  });
+});

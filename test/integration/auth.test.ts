@@ -65,7 +65,10 @@ describe('personal API keys', () => {
     expect(created.status).toBe(201);
     const key: string = created.body.api_key;
     expect(key).toMatch(/^xck_[A-Za-z0-9_-]{43}$/);
-    expect(created.body.key).toEqual(expect.objectContaining({ name: 'ci', key_prefix: key.slice(0, 12), is_active: true, expires_at: null }));
+    expect(created.body.key).toEqual(expect.objectContaining({ name: 'ci', key_prefix: key.slice(0, 12), is_active: true }));
+    // Issue 8 §5: a key without expiry, never used, omits expires_at and last_used_at (was `expires_at: null`).
+    expect(created.body.key).not.toHaveProperty('expires_at');
+    expect(created.body.key).not.toHaveProperty('last_used_at');
 
     const list = await call('GET', '/v1/auth/api-keys', { token: a.token });
     expect(list.body.keys).toHaveLength(1);
@@ -98,6 +101,7 @@ describe('personal API keys', () => {
     const soon = new Date(Date.now() + 1500).toISOString();
     const created = await call('POST', '/v1/auth/api-keys', { token: a.token, body: { name: 'short', expires_at: soon } });
     expect(created.status).toBe(201);
+    expect(created.body.key.expires_at).toBe(soon);
     expect((await call('GET', '/v1/auth/me', { token: created.body.api_key })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 2000));
     expect((await call('GET', '/v1/auth/me', { token: created.body.api_key })).status).toBe(401);

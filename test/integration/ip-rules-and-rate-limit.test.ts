@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { call, closeDb, eventually, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res } from '../helpers/api.ts';
 import { freePort, spawnEntry, stopGroup, waitFor } from '../helpers/stack.ts';
+import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
 
 const isProblem = (r: Res, status: number) => {
   expect(r.status).toBe(status);
@@ -184,7 +185,10 @@ describe('IP rules CRUD (main api; the client is 127.0.0.1)', () => {
 
     const v6 = await call('POST', '/v1/security/ip-rules', { token: owner.token, body: { cidr: '2001:db8::/32', rule_type: 'block' } });
     expect(v6.status).toBe(201);
-    expect(v6.body).toEqual(expect.objectContaining({ cidr: '2001:db8::/32', rule_type: 'block', description: null }));
+    expect(v6.body).toEqual(expect.objectContaining({ cidr: '2001:db8::/32', rule_type: 'block' }));
+    // Issue 8 §5: a rule without a description omits it (and `label`) rather than sending null.
+    expect(v6.body).not.toHaveProperty('description');
+    expect(v6.body).not.toHaveProperty('label');
 
     const deny = await call('POST', '/v1/security/ip-rules', { token: owner.token, body: { cidr: '192.0.2.0/24', rule_type: 'deny', description: 'old spelling' } });
     expect(deny.status).toBe(201);
@@ -388,5 +392,68 @@ describe('IP rule enforcement (the client address chosen through the second api)
     }
     expect((await eventuallyVia2(200, 'GET', '/v1/auth/me', outside, owner.token)).body.id).toBe(owner.userId);
     expect((await eventuallyVia2(200, 'GET', '/v1/auth/me', addresses('198.51.100', 220), owner.token)).body.id).toBe(owner.userId);
+  });
+});
+
+// Issue 8 §5: the reference's CreateIpRuleRequest (`deny`, `label`, `applies_to`) is accepted and
+// its IpRuleResponse fields (`label`, `applies_to`, `created_by`) are on every record.
+describe('IP rule fields of the reference', () => {
+  test('label stands for description; applies_to defaults to all; created_by is the creator', async () => {
+    const owner = await signup('ipr-label');
+    const r = await call('POST', '/v1/security/ip-rules', { token: owner.token, body: { cidr: '10.0.0.0/8', rule_type: 'deny', label: 'office' } });
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/), org_id: owner.orgId, cidr: '10.0.0.0/8', rule_type: 'block', applies_to: 'all',
+      description: 'office', label: 'office', created_by: owner.userId, created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    // The spec's name wins when both are given.
+    const both = await call('POST', '/v1/security/ip-rules', { token: owner.token, body: { cidr: '172.16.0.0/12', rule_type: 'block', description: 'spec', label: 'reference' } });
+    expect(both.body).toEqual(expect.objectContaining({ description: 'spec', label: 'spec' }));
+    const list = await call('GET', '/v1/security/ip-rules', { token: owner.token });
+    expect(list.body.rules).toEqual([r.body, both.body]);
+  });
+
+  test('an unknown applies_to is a 400 naming applies_to', async () => {
+    const owner = await signup('ipr-applies-bad');
+    for (const applies_to of ['everyone', 'user', '', 42]) {
+      const r = await call('POST', '/v1/security/ip-rules', { token: owner.token, body: { cidr: '10.0.0.0/8', rule_type: 'block', applies_to } });
+      isProblem(r, 400);
+      expect(r.body.detail).toContain('applies_to');
+    }
+    expect(await listRules(owner.token)).toEqual([]);
+  });
+
+  test('a rule for agents binds agents only, so it may cover the human caller\'s own address', async () => {
+    const owner = await signup('ipr-agents');
+    const agent = await agentJwt(await registerAgent(owner));
+    expect((await call('GET', '/v1/agents/me', { token: agent })).status).toBe(200);
+
+    // Bound to users, the same rule would lock the caller (127.0.0.1) out.
+    isProblem(await call('POST', '/v1/security/ip-rules', { token: owner.token, body: { cidr: '127.0.0.0/8', rule_type: 'block', applies_to: 'users' } }), 400);
+    const rule = await call('POST', '/v1/security/ip-rules', { token: owner.token, body: { cidr: '127.0.0.0/8', rule_type: 'block', applies_to: 'agents' } });
+    expect(rule.status).toBe(201);
+    expect(rule.body.applies_to).toBe('agents');
+
+    const blocked = await call('GET', '/v1/agents/me', { token: agent });
+    isProblem(blocked, 403);
+    expect(blocked.body.detail).toMatch(/blocked/i);
+    expect((await call('GET', '/v1/auth/me', { token: owner.token })).status).toBe(200);
+
+    expect((await call('DELETE', `/v1/security/ip-rules/${rule.body.id}`, { token: owner.token })).status).toBe(204);
+    expect((await call('GET', '/v1/agents/me', { token: agent })).status).toBe(200);
+  });
+
+  test('a rule for users binds humans only (enforced on the second api too)', async () => {
+    const owner = await signup('ipr-users');
+    const agent = await agentJwt(await registerAgent(owner));
+    const blocked = addresses('203.0.113', 120);
+    expect((await via2('GET', '/v1/auth/me', blocked(), { token: owner.token })).status).toBe(200); // warm
+
+    const rule = await call('POST', '/v1/security/ip-rules', { token: owner.token, body: { cidr: '203.0.113.0/24', rule_type: 'block', applies_to: 'users' } });
+    expect(rule.status).toBe(201);
+    isProblem(await eventuallyVia2(403, 'GET', '/v1/auth/me', blocked, owner.token), 403);
+    const asAgent = await via2('GET', '/v1/agents/me', blocked(), { token: agent });
+    expect(asAgent.status).toBe(200);
+    expect(asAgent.body.id).toEqual(expect.any(String));
   });
 });

@@ -40,9 +40,10 @@ describe('GET /v1/org/members', () => {
     const owner = await signup('org-list');
     const r = await call('GET', '/v1/org/members', { token: owner.token });
     expect(r.status).toBe(200);
+    // Issue 8 §5: a missing display_name is omitted, not null (the reference types it as a string).
     expect(r.body).toEqual({
       members: [{
-        id: owner.userId, user_id: owner.userId, email: owner.email, display_name: null, role: 'owner',
+        id: owner.userId, user_id: owner.userId, email: owner.email, role: 'owner',
         auth_method: 'password', created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       }],
     });
@@ -313,5 +314,55 @@ describe('DELETE /v1/org/members/{user_id}', () => {
     const member = await join(owner, 'member');
     isProblem(await call('DELETE', `/v1/org/members/${member.userId}`), 401);
     expect(await roleIn(owner, member.userId)).toBe('member');
+  });
+});
+
+// Issue 8 §5: member records follow the reference OrgMemberResponse; invitations
+// InviteMemberResponse. Every action records its resource in the audit log.
+describe('member records and their audit events', () => {
+  test('a display name chosen at acceptance is listed and returned; without one the field is absent', async () => {
+    const owner = await signup('org-display');
+    const { email, token } = await invite(owner, 'member');
+    const accepted = await call('POST', '/v1/org/invitations/accept', { body: { token, password: PASSWORD, display_name: 'Ada Lovelace' } });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body).toEqual({
+      message: expect.any(String), email, role: 'member', access_token: expect.any(String), token_type: 'Bearer', expires_in: expect.any(Number),
+    });
+    const me = await call('GET', '/v1/auth/me', { token: accepted.body.access_token });
+
+    const members = (await call('GET', '/v1/org/members', { token: owner.token })).body.members as Record<string, unknown>[];
+    expect(members.find((m) => m.id === me.body.id)).toEqual(expect.objectContaining({ display_name: 'Ada Lovelace', role: 'member' }));
+    expect(members.find((m) => m.id === owner.userId)).not.toHaveProperty('display_name');
+
+    const patched = await call('PATCH', `/v1/org/members/${me.body.id}`, { token: owner.token, body: { role: 'admin' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toEqual({
+      id: me.body.id, user_id: me.body.id, email, display_name: 'Ada Lovelace', role: 'admin', auth_method: 'password',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+  });
+
+  test('invite, accept, role change and removal are audited with their resource', async () => {
+    const owner = await signup('org-audit');
+    const { email, token } = await invite(owner, 'member');
+    const accepted = await call('POST', '/v1/org/invitations/accept', { body: { token, password: PASSWORD } });
+    const userId = (await call('GET', '/v1/auth/me', { token: accepted.body.access_token })).body.id as string;
+    expect((await call('PATCH', `/v1/org/members/${userId}`, { token: owner.token, body: { role: 'admin' } })).status).toBe(200);
+    expect((await call('DELETE', `/v1/org/members/${userId}`, { token: owner.token })).status).toBe(204);
+
+    const events = (await call('GET', '/v1/audit/events?limit=100', { token: owner.token })).body.events as any[];
+    const one = (action: string) => {
+      const found = events.filter((e) => e.action === action);
+      expect(found).toHaveLength(1);
+      return found[0];
+    };
+    const invited = one('org.invite');
+    expect(invited).toEqual(expect.objectContaining({
+      actor_id: owner.userId, resource_type: 'invitation', resource_id: expect.stringMatching(/^[0-9a-f-]{36}$/), details: expect.objectContaining({ role: 'member' }),
+    }));
+    expect(JSON.stringify(invited)).not.toContain(email); // the address is not copied into the log
+    expect(one('org.invite_accepted')).toEqual(expect.objectContaining({ actor_id: userId, resource_type: 'user', resource_id: userId }));
+    expect(one('org.member_role_change')).toEqual(expect.objectContaining({ actor_id: owner.userId, resource_type: 'user', resource_id: userId, details: expect.objectContaining({ role: 'admin' }) }));
+    expect(one('org.member_remove')).toEqual(expect.objectContaining({ actor_id: owner.userId, resource_type: 'user', resource_id: userId }));
   });
 });

@@ -47,8 +47,10 @@ describe('policy CRUD', () => {
     expect(created.status).toBe(201);
     expect(created.body).toEqual(expect.objectContaining({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), vault_id: vaultId, secret_path_pattern: 'team/*', principal_type: 'user',
-      principal_id: owner.userId, permissions: ['read'], conditions: {}, expires_at: null, created_at: ISO,
+      principal_id: owner.userId, permissions: ['read'], conditions: {}, created_at: ISO,
     }));
+    // Issue 8 §5: a policy without expiry omits `expires_at` (the reference types it optional, not nullable).
+    expect(created.body).not.toHaveProperty('expires_at');
     const id: string = created.body.id;
 
     const list = await call('GET', `/v1/vaults/${vaultId}/policies`, { token: owner.token });
@@ -59,8 +61,9 @@ describe('policy CRUD', () => {
     expect(updated.status).toBe(200);
     expect(updated.body).toEqual(expect.objectContaining({
       id, vault_id: vaultId, secret_path_pattern: 'team/*', principal_type: 'user', principal_id: owner.userId,
-      permissions: ['read', 'write'], conditions: {}, expires_at: null,
+      permissions: ['read', 'write'], conditions: {},
     }));
+    expect(updated.body).not.toHaveProperty('expires_at'); // issue 8 §5, as above
     const after = await call('GET', `/v1/vaults/${vaultId}/policies`, { token: owner.token });
     expect(after.body.policies[0].permissions).toEqual(['read', 'write']);
 
@@ -81,7 +84,7 @@ describe('policy CRUD', () => {
     expect(Date.parse(p.expires_at)).toBe(Date.parse(expiresAt));
     const cleared = await call('PUT', `/v1/vaults/${vaultId}/policies/${p.id}`, { token: owner.token, body: { expires_at: null } });
     expect(cleared.status).toBe(200);
-    expect(cleared.body.expires_at).toBeNull();
+    expect(cleared.body).not.toHaveProperty('expires_at'); // cleared: omitted (issue 8 §5)
     expect(cleared.body.permissions).toEqual(['read', 'write']);
   });
 });
@@ -172,7 +175,9 @@ describe('policy validation', () => {
     expect((await call('PUT', `/v1/vaults/${vaultId}/policies/${policyId}`, { token: owner.token, body: { permissions: [] } })).status).toBe(400);
     // Nothing changed.
     const list = await call('GET', `/v1/vaults/${vaultId}/policies`, { token: owner.token });
-    expect(list.body.policies.find((p: any) => p.id === policyId)).toEqual(expect.objectContaining({ permissions: ['read'], conditions: {}, expires_at: null }));
+    const unchanged = list.body.policies.find((p: any) => p.id === policyId);
+    expect(unchanged).toEqual(expect.objectContaining({ permissions: ['read'], conditions: {} }));
+    expect(unchanged).not.toHaveProperty('expires_at'); // no expiry: omitted (issue 8 §5)
   });
 });
 

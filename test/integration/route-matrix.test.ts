@@ -34,6 +34,24 @@ test('the OpenAPI document is 3.1 and lists every served route', async () => {
   expect(missing).toEqual([]);
 });
 
+test('every answer in the document has a schema: 2xx bodies a registered presenter, errors problem details', async () => {
+  const doc = (await call('GET', '/v1/openapi.json')).body;
+  const missing: string[] = [];
+  for (const [p, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [m, op] of Object.entries(ops)) {
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        const ref: string | undefined = (response.content?.['application/json'] ?? response.content?.['application/problem+json'])?.schema?.$ref;
+        const ok = status === '204' ? !response.content
+          : status.startsWith('2') ? ref?.startsWith('#/components/schemas/') === true
+          : ref === '#/components/schemas/Problem';
+        if (!ok) missing.push(`${m.toUpperCase()} ${p} ${status}`);
+      }
+    }
+  }
+  expect(missing).toEqual([]);
+  for (const ref of ['Problem', 'SecretValue']) expect(doc.components.schemas[ref]).toBeDefined();
+});
+
 test('every secured route answers 401 problem details without a token', async () => {
   const secured = operations.filter((o) => o.secured);
   expect(secured.length).toBeGreaterThan(20);

@@ -1,10 +1,14 @@
 // The read cache's bounds: entries, estimated bytes (metadata, description and policies count,
 // not only the ciphertext) and age.
 import { ReadCache, MAX_AGE_MS, MAX_BYTES, MAX_ENTRIES, type CachedRead } from '../../domain/secrets/read-cache.ts';
+import type { AccessFacts } from '../../domain/secrets/secret-lookup.ts';
+
+const facts = (policies: AccessFacts['policies'] = []): AccessFacts => ({
+  vaultId: 'v', orgId: 'o', vaultCreatedBy: 'u', vaultCreatedByType: 'user', policies, role: null, agentIntents: false,
+});
 
 const read = (over: Partial<CachedRead> = {}): CachedRead => ({
-  orgId: 'o', vaultId: 'v', vaultCreatedBy: 'u', vaultCreatedByType: 'user', vaultXmin: '1', policies: [], role: null,
-  agentIntents: false, principalState: 'false', secretId: 's', secretXmin: '2', version: 1, versionXmin: '3',
+  orgId: 'o', vaultId: 'v', vaultXmin: '1', facts: facts(), principalState: 'false', secretId: 's', secretXmin: '2', version: 1, versionXmin: '3',
   ciphertext: Buffer.alloc(32), wrappedKey: Buffer.alloc(60), keyRef: 'k', type: 'api_key', metadata: null,
   description: null, expiresAt: null, createdBy: 'u', createdAt: null, ...over,
 });
@@ -34,7 +38,7 @@ test('metadata, description and policies count toward the bytes', () => {
   const rich = new ReadCache();
   rich.set('k', read({
     metadata: { note: 'x'.repeat(10_000) }, description: 'd'.repeat(2000),
-    policies: [{ id: 'p', secret_path_pattern: 'a/**', permissions: ['read'], conditions: { ip: ['10.0.0.0/8'] }, expires_at: null, effect: 'allow' }],
+    facts: facts([{ id: 'p', secret_path_pattern: 'a/**', permissions: ['read'], conditions: { ip: ['10.0.0.0/8'] }, expires_at: null, effect: 'allow' }]),
   }), 0);
   expect(rich.heldBytes - plain.heldBytes).toBeGreaterThan(2 * 12_000);
 });

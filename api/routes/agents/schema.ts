@@ -1,0 +1,84 @@
+// Input schemas of the agent routes: registration, update, the agent-token exchange and
+// self-enrollment.
+import { z } from 'zod';
+import { idParam, timestampField } from '../../input/fields.ts';
+import { emailField } from '../../../domain/accounts/schemas.ts';
+import { compileGlob } from '../../../domain/paths/glob.ts';
+
+const name = z.string().trim().min(1).max(255);
+const description = z.string().max(2000);
+const ethAmount = z.string().trim().regex(/^(0|[1-9]\d{0,15})(\.\d{1,18})?$/, { message: 'must be a decimal amount in ETH, e.g. "0.5"' });
+const address = z.string().trim().min(1).max(128).regex(/^\S+$/, { message: 'must be an address without spaces' });
+const chain = z.string().trim().toLowerCase().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, { message: 'must be a chain name such as ethereum or base' });
+const scope = z.string().min(1).max(512).refine((s) => {
+  if (s === '*') return true;
+  try { compileGlob(s); return true; } catch { return false; }
+}, { message: 'must be "*" or a path pattern' });
+
+/** A key expiry: a future timestamp, or null for none. */
+const keyExpiry = timestampField.nullable()
+  .refine((v) => v === null || Date.parse(v) > Date.now(), { message: 'must be in the future' })
+  .transform((v) => (v === null ? null : new Date(v)));
+
+// Every setting an agent has, as sent on create (with defaults) and update (all optional).
+// `scopes`: null or [] both mean "no explicit scopes" (derived from policies, spec §2.5a).
+const settings = {
+  name,
+  description,
+  intents_api_enabled: z.boolean(),
+  scopes: z.array(scope).max(100).nullable(),
+  api_key_expires_at: keyExpiry,
+  tx_max_value_eth: ethAmount.nullable(),
+  tx_daily_limit_eth: ethAmount.nullable(),
+  tx_to_allowlist: z.array(address).max(500),
+  tx_allowed_chains: z.array(chain).max(50),
+  tx_max_per_day: z.number().int().min(0).max(1_000_000).nullable(),
+  token_ttl_seconds: z.number().int().min(60).max(86_400).nullable(),
+};
+
+/** The reference also spells the amount guardrails without the `_eth` suffix: accept both. */
+function guardrailAliases(b: unknown): unknown {
+  if (!b || typeof b !== 'object' || Array.isArray(b)) return b;
+  const o = { ...(b as Record<string, unknown>) };
+  if (o.tx_max_value !== undefined && o.tx_max_value_eth === undefined) o.tx_max_value_eth = o.tx_max_value;
+  if (o.tx_daily_limit !== undefined && o.tx_daily_limit_eth === undefined) o.tx_daily_limit_eth = o.tx_daily_limit;
+  delete o.tx_max_value;
+  delete o.tx_daily_limit;
+  return o;
+}
+
+export const createAgentBody = z.preprocess(guardrailAliases, z.object({
+  name: settings.name,
+  description: settings.description.optional().default(''),
+  intents_api_enabled: settings.intents_api_enabled.optional().default(false),
+  scopes: settings.scopes.optional().default(null),
+  api_key_expires_at: settings.api_key_expires_at.optional().default(null),
+  tx_max_value_eth: settings.tx_max_value_eth.optional().default(null),
+  tx_daily_limit_eth: settings.tx_daily_limit_eth.optional().default(null),
+  tx_to_allowlist: settings.tx_to_allowlist.optional().default([]),
+  tx_allowed_chains: settings.tx_allowed_chains.optional().default([]),
+  tx_max_per_day: settings.tx_max_per_day.optional().default(null),
+  token_ttl_seconds: settings.token_ttl_seconds.optional().default(null),
+}));
+
+export const updateAgentBody = z.preprocess(guardrailAliases, z.object({
+  name: settings.name.optional(),
+  description: settings.description.optional(),
+  intents_api_enabled: settings.intents_api_enabled.optional(),
+  scopes: settings.scopes.optional(),
+  api_key_expires_at: settings.api_key_expires_at.optional(),
+  tx_max_value_eth: settings.tx_max_value_eth.optional(),
+  tx_daily_limit_eth: settings.tx_daily_limit_eth.optional(),
+  tx_to_allowlist: settings.tx_to_allowlist.optional(),
+  tx_allowed_chains: settings.tx_allowed_chains.optional(),
+  tx_max_per_day: settings.tx_max_per_day.optional(),
+  token_ttl_seconds: settings.token_ttl_seconds.optional(),
+  is_active: z.boolean().optional(),
+}).refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'send at least one field to change' }));
+
+export const agentParams = z.object({ agent_id: idParam });
+
+export const agentTokenBody = z.object({ api_key: z.string().min(1).max(256), agent_id: z.string().max(64).optional() });
+
+export const enrollBody = z.object({ name, description: description.optional().default(''), human_email: emailField.optional() });
+export const enrollmentParams = z.object({ token: z.string().min(10).max(128) });

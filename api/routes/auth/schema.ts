@@ -1,0 +1,41 @@
+// Input schemas of the account and personal-credential routes. The e-mail, password and display
+// name rules are shared with invitations and enrollment (domain/accounts/schemas.ts).
+import { z } from 'zod';
+import { emailField, passwordField, displayNameField } from '../../../domain/accounts/schemas.ts';
+import { idParam, timestampField } from '../../input/fields.ts';
+
+/** A password being checked, not chosen: any length the hasher accepts, no strength rule. */
+const givenPassword = z.string().min(1).max(1024);
+
+export const signupBody = z.object({ email: emailField, password: passwordField, display_name: displayNameField.optional() });
+
+/** Login takes any text as e-mail: a malformed address is simply an unknown one (same 401). */
+export const loginBody = z.object({ email: z.string().trim().min(1).max(254).transform((e) => e.toLowerCase()), password: givenPassword });
+
+export const apiKeyTokenBody = z.object({ api_key: z.string().min(1).max(256) });
+
+export const updateProfileBody = z.object({ display_name: displayNameField.nullable().optional(), marketing_emails: z.boolean().optional() })
+  .refine((b) => b.display_name !== undefined || b.marketing_emails !== undefined, { message: 'send display_name and/or marketing_emails' });
+
+export const DELETE_CONFIRMATION = 'DELETE MY ACCOUNT';
+
+/** `confirmation` (reference) or `confirm` (the SDK's spelling); the password may also come as X-Auth-Confirm. */
+export const deleteAccountBody = z.object({ confirmation: z.string().optional(), confirm: z.string().optional(), password: givenPassword.optional() })
+  .refine((b) => (b.confirmation ?? b.confirm) === DELETE_CONFIRMATION, { path: ['confirmation'], message: `must be the text "${DELETE_CONFIRMATION}"` });
+
+export const settingsBody = z.object({ require_passkey_for_vaults: z.boolean() });
+
+export const changePasswordBody = z.object({ current_password: givenPassword, new_password: passwordField });
+export const setPasswordBody = z.object({ password: passwordField });
+export const forgotPasswordBody = z.object({ email: emailField });
+export const resetPasswordBody = z.object({ token: z.string().min(1).max(256), new_password: passwordField });
+
+export const changeEmailBody = z.object({ new_email: emailField });
+export const verifyEmailChangeBody = z.object({ code: z.string().trim().regex(/^\d{6}$/, { message: 'must be the 6-digit code' }) });
+
+export const createApiKeyBody = z.object({
+  name: z.string().trim().min(1).max(100),
+  expires_at: timestampField.nullable().optional(),
+  scopes: z.array(z.string().min(1).max(200)).max(50).optional(),
+});
+export const apiKeyParams = z.object({ key_id: idParam });

@@ -1,0 +1,95 @@
+// The caller's own account (§4.3): profile, security settings, data export and deletion.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { HotReads } from '../../db/hot-reads.ts';
+import type { ActionContext } from '../audit/action-context.ts';
+import type { ActionAudit } from '../audit/action-audit.ts';
+import type { ApiKeyService } from '../auth/api-keys.ts';
+import type { RevocationList } from '../auth/revocations.ts';
+import type { AccountsClient } from './client.ts';
+import type { AttemptThrottle } from './attempt-throttle.ts';
+import type { PasswordCheck } from './password-check.ts';
+import { callerOf } from '../auth/principal.ts';
+import { Problem } from '../errors.ts';
+import { loadProfile, type ProfileRow } from './profile.ts';
+import { loadAccount, passkeyCount, setRequirePasskey, updateProfile } from './user-repository.ts';
+import { readAccountExport, type AccountExport } from './export.ts';
+import { confirmPassword } from './password-confirmation.ts';
+import { beginAccountDeletion } from './begin-deletion.ts';
+import { loadActiveUser } from './users.ts';
+
+export type Settings = { requirePasskeyForVaults: boolean; passkeyCount: number };
+
+export type AccountDeps = {
+  db: () => EntityManager;
+  hot: HotReads;
+  audit: ActionAudit;
+  revocations: RevocationList;
+  apiKeys: ApiKeyService;
+  throttle: AttemptThrottle;
+  passwords: PasswordCheck;
+  /** Starts the workflow that removes a deleted account's data. */
+  deletion: Pick<AccountsClient, 'startDeletion'>;
+};
+
+export class AccountCommands {
+  private readonly d: AccountDeps;
+
+  constructor(deps: AccountDeps) {
+    this.d = deps;
+  }
+
+  profile(ctx: ActionContext): Promise<ProfileRow> {
+    return loadProfile(this.d.hot, callerOf(ctx).id);
+  }
+
+  /** Display name (null clears it) and marketing opt-in; the updated profile. */
+  async updateProfile(ctx: ActionContext, input: { displayName?: string | null; marketingEmails?: boolean }): Promise<ProfileRow> {
+    const p = callerOf(ctx);
+    await updateProfile(this.d.db(), p.id, input);
+    return loadProfile(this.d.hot, p.id);
+  }
+
+  async settings(ctx: ActionContext): Promise<Settings> {
+    const em = this.d.db();
+    const user = await loadAccount(em, callerOf(ctx).id);
+    return { requirePasskeyForVaults: user.require_passkey_for_vaults, passkeyCount: await passkeyCount(em, user.id) };
+  }
+
+  /** Passkey-gated vault reads can only be turned on with a registered passkey to unlock them. */
+  async updateSettings(ctx: ActionContext, input: { requirePasskeyForVaults: boolean }): Promise<Settings> {
+    const em = this.d.db();
+    const user = await loadAccount(em, callerOf(ctx).id);
+    const count = await passkeyCount(em, user.id);
+    if (input.requirePasskeyForVaults && count === 0) {
+      throw new Problem(400, 'Register a passkey first: require_passkey_for_vaults needs at least one registered passkey', { type: 'passkey_required' });
+    }
+    await setRequirePasskey(em, user.id, input.requirePasskeyForVaults);
+    await this.d.audit.record(ctx, 'settings.update', { resourceType: 'user', resourceId: user.id, details: { require_passkey_for_vaults: input.requirePasskeyForVaults } });
+    return { requirePasskeyForVaults: input.requirePasskeyForVaults, passkeyCount: count };
+  }
+
+  async exportData(ctx: ActionContext): Promise<AccountExport> {
+    const p = callerOf(ctx);
+    const archive = await readAccountExport(this.d.db(), p.id);
+    await this.d.audit.record(ctx, 'user.export_data', { resourceType: 'user', resourceId: p.id });
+    return archive;
+  }
+
+  /**
+   * Deletes the caller's account: credentials die at once, a workflow removes the data. An
+   * account with a password must confirm it (`password`; wrong guesses are throttled).
+   */
+  async delete(ctx: ActionContext, password: string | undefined): Promise<void> {
+    const p = callerOf(ctx);
+    const em = this.d.db();
+    const account = await loadAccount(em, p.id);
+    if (account.password_hash) {
+      const wrong = () => new Problem(401, 'Confirm with your password (field `password` or header X-Auth-Confirm)');
+      const refused = password ? await confirmPassword(this.d, em, account, password, wrong) : wrong();
+      if (refused) throw refused;
+    }
+    const user = await loadActiveUser(em, p.id);
+    await beginAccountDeletion({ em: this.d.db, revocations: this.d.revocations, apiKeys: this.d.apiKeys, workflows: this.d.deletion }, user,
+      () => this.d.audit.record(ctx, 'user.delete', { resourceType: 'user', resourceId: user.id }));
+  }
+}

@@ -1,0 +1,114 @@
+// Progressive delay on password guesses (issue 8 §6), in place of an account lockout that anyone
+// knowing an e-mail could trigger. Failures are counted per key: what is guessed (login or the
+// current password), whose (the e-mail's HMAC or the user id) and from where (client address, or
+// '*' across addresses). The first FREE_FAILURES failures cost nothing; after that each attempt
+// from that key must wait 1 s, 2 s, 4 s … up to MAX_DELAY_SECONDS after the last failure. Attempts
+// while waiting are refused before any password is checked and do not count. A success clears its
+// own key only, so an attacker's failures from elsewhere never slow the real owner down.
+//
+// Counters change in single statements (an UPSERT on failure, a conditional DELETE on success):
+// no read-modify-write. The outcome is recorded after the password check, so parallel correct
+// logins never slow each other, and a correct guess that lands while the key is waiting is
+// refused exactly like a wrong one (the caller cannot tell which it was).
+import type { KeyObject } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../log.ts';
+import { Problem } from '../errors.ts';
+import { digestToken } from '../crypto/opaque-tokens.ts';
+
+export const FREE_FAILURES = 5;
+export const MAX_DELAY_SECONDS = 900;
+/** A key that has not failed for this long starts from zero again (and its row may be pruned). */
+export const FORGET_AFTER_SECONDS = 24 * 3600;
+
+export type ThrottleKey = { scope: 'login' | 'reauth'; subject: string; source: string };
+
+/**
+ * Password login: this e-mail from this address. Known and unknown addresses get the same kind
+ * of key (an HMAC of the e-mail, so the table holds no addresses), hence the same treatment.
+ */
+export function loginKey(pepper: KeyObject, email: string, clientIp: string): ThrottleKey {
+  return { scope: 'login', subject: digestToken(pepper, `login:${email.toLowerCase()}`), source: clientIp };
+}
+
+/**
+ * The current password on an authenticated request: this account over every address. The caller
+ * already holds a credential of the account (maybe a stolen key), so rotating addresses must not
+ * buy more guesses, and nobody without one can slow the owner down.
+ */
+export const reauthKey = (userId: string): ThrottleKey => ({ scope: 'reauth', subject: userId, source: '*' });
+
+// When a key (row `t`) may try again: FREE_FAILURES free, then 2^(failures - FREE_FAILURES) seconds
+// after the last failure, capped. The constants are ours, never input.
+const NEXT_ALLOWED = `(t.last_failure_at + make_interval(secs => CASE WHEN t.failures < ${FREE_FAILURES} THEN 0
+  ELSE least(${MAX_DELAY_SECONDS}, power(2, least(t.failures - ${FREE_FAILURES}, 30))) END))`;
+const KEY = 't.scope = ? AND t.subject = ? AND t.source = ?';
+const keyValues = (k: ThrottleKey) => [k.scope, k.subject, k.source];
+
+/** 429 with Retry-After: the same answer whatever the key and whether the guess was right. */
+export function tooManyAttempts(waitSeconds: number): Problem {
+  const s = Math.max(1, Math.ceil(waitSeconds));
+  return new Problem(429, `Too many failed attempts; try again in ${s} second${s === 1 ? '' : 's'}`, {
+    headers: { 'Retry-After': String(s) }, extras: { retry_after: s },
+  });
+}
+
+export class AttemptThrottle {
+  /** Seconds this key must still wait (0: it may try now). A read: waiting attempts cost no password check. */
+  async waitFor(em: EntityManager, k: ThrottleKey): Promise<number> {
+    const rows = await em.execute<{ wait: number }[]>(
+      `SELECT extract(epoch FROM ${NEXT_ALLOWED} - now())::float8 AS wait FROM auth_throttle t WHERE ${KEY}`, keyValues(k));
+    return Math.max(0, rows[0]?.wait ?? 0);
+  }
+
+  /**
+   * Counts a failure. Returns the wait that was already running when it was recorded (0 if
+   * none): a guess that slipped past `waitFor` in a parallel burst is then answered as throttled.
+   */
+  async failed(em: EntityManager, k: ThrottleKey): Promise<number> {
+    const rows = await em.execute<{ wait: number | null }[]>(
+      `WITH before AS (SELECT extract(epoch FROM ${NEXT_ALLOWED} - now())::float8 AS wait FROM auth_throttle t WHERE ${KEY}),
+       counted AS (
+         INSERT INTO auth_throttle AS t (scope, subject, source, failures, last_failure_at) VALUES (?, ?, ?, 1, now())
+         ON CONFLICT (scope, subject, source) DO UPDATE SET
+           failures = CASE WHEN t.last_failure_at < now() - make_interval(secs => ?) THEN 1 ELSE t.failures + 1 END,
+           last_failure_at = now()
+         RETURNING 1)
+       SELECT (SELECT wait FROM before) AS wait FROM counted`,
+      [...keyValues(k), ...keyValues(k), FORGET_AFTER_SECONDS]);
+    return Math.max(0, rows[0]?.wait ?? 0);
+  }
+
+  /**
+   * A correct password: clears the key unless it is waiting. Returns the wait still running
+   * (0: the attempt stands and the key is clear), so the caller refuses a success that came
+   * while it should have waited.
+   */
+  async succeeded(em: EntityManager, k: ThrottleKey): Promise<number> {
+    const rows = await em.execute<{ wait: number | null }[]>(
+      `WITH cleared AS (DELETE FROM auth_throttle t WHERE ${KEY} AND ${NEXT_ALLOWED} <= now() RETURNING 1)
+       SELECT (SELECT extract(epoch FROM ${NEXT_ALLOWED} - now())::float8 FROM auth_throttle t WHERE ${KEY} AND ${NEXT_ALLOWED} > now()) AS wait`,
+      [...keyValues(k), ...keyValues(k)]);
+    return Math.max(0, rows[0]?.wait ?? 0);
+  }
+
+  /** Forgets a key whatever its state (a completed password reset clears the resetter's login key). */
+  async clear(em: EntityManager, k: ThrottleKey): Promise<void> {
+    await em.execute(`DELETE FROM auth_throttle t WHERE ${KEY}`, keyValues(k));
+  }
+
+  /** Drops rows nobody has failed on for FORGET_AFTER_SECONDS (they would start from zero anyway). */
+  async prune(em: EntityManager): Promise<number> {
+    const rows = await em.execute<{ n: number }[]>(
+      `WITH gone AS (DELETE FROM auth_throttle WHERE last_failure_at < now() - make_interval(secs => ?) RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`, [FORGET_AFTER_SECONDS]);
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Prunes every `everyMs` for the life of the process (each api replica; the statement is idempotent). */
+  startPruning(db: () => EntityManager, log: Logger, everyMs = 10 * 60_000): void {
+    setInterval(() => {
+      this.prune(db()).catch((e) => log.warn('auth throttle prune failed', { error: String(e) }));
+    }, everyMs).unref();
+  }
+}

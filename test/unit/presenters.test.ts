@@ -1,0 +1,47 @@
+// Exactly one presenter can emit a secret value. Every response shape is a registered zod schema
+// (api/presenters/*); responses are checked against the schema their route declares, and object
+// schemas admit no extra properties, so a shape without a `value` property cannot carry one. This
+// test proves that only SecretValue has such a property, at any depth.
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const presenterDir = path.join(__dirname, '..', '..', 'api', 'presenters');
+let registry: typeof import('../../api/presenters/registry.ts')['presenterSchemas'];
+
+beforeAll(async () => {
+  for (const f of fs.readdirSync(presenterDir).filter((f) => f.endsWith('.ts'))) await import(path.join(presenterDir, f));
+  registry = (await import('../../api/presenters/registry.ts')).presenterSchemas;
+});
+
+/** Every property name in a JSON Schema (refs resolved within `all`), at any depth. */
+function propertyNames(schema: unknown, all: Record<string, unknown>, seen = new Set<unknown>()): Set<string> {
+  const names = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (!node || typeof node !== 'object' || seen.has(node)) return;
+    seen.add(node);
+    const n = node as Record<string, unknown>;
+    if (typeof n.$ref === 'string') walk(all[n.$ref.replace('#/components/schemas/', '')]);
+    if (n.properties && typeof n.properties === 'object') for (const k of Object.keys(n.properties)) names.add(k);
+    for (const v of Object.values(n)) walk(v);
+  };
+  walk(schema);
+  return names;
+}
+
+test('only the SecretValue presenter has a value property', () => {
+  const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
+  expect(Object.keys(schemas).length).toBeGreaterThan(10);
+  const carrying = Object.entries(schemas).filter(([, s]) => propertyNames(s, schemas).has('value')).map(([id]) => id);
+  expect(carrying).toEqual(['SecretValue']);
+});
+
+test('object shapes admit no extra properties, so no response can carry an undeclared field', () => {
+  const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
+  // Documents that embed foreign JSON (problem extras, JWKs, the OpenAPI document) are open by design.
+  const open = new Set(['Problem', 'Jwks', 'OpenApiDocument']);
+  for (const [id, s] of Object.entries(schemas)) {
+    if (open.has(id)) continue;
+    expect({ id, additionalProperties: (s as { additionalProperties?: unknown }).additionalProperties }).toEqual({ id, additionalProperties: false });
+  }
+});
