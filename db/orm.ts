@@ -1,7 +1,8 @@
-// One MikroORM instance per process. Request handlers use a fork of its EntityManager; raw SQL
-// (em.execute) is used where a single conditional statement must be atomic.
+// One MikroORM instance per process: its connection pool, its transactions (em.transactional) and
+// its statement API (em.execute). Records are read and written by each area's repository module
+// in domain/, in plain SQL, so a conditional statement (a cap, a compare-and-swap) stays one
+// atomic statement; no entity mapping sits in between. The measured hot paths use db/hot-reads.ts.
 import { MikroORM, type EntityManager } from '@mikro-orm/postgresql';
-import { entities } from './entities/index.ts';
 
 export type Db = MikroORM;
 export type Em = EntityManager;
@@ -12,10 +13,9 @@ export async function openDb(databaseUrl: string, poolMax = 10): Promise<MikroOR
   return MikroORM.init({
     clientUrl: databaseUrl,
     ...(socketDir?.startsWith('/') ? { host: socketDir } : {}),
-    entities,
+    entities: [],
     debug: false,
     pool: { min: 0, max: poolMax },
-    // Entities are declared with defineEntity; no reflection or discovery at start.
     discovery: { warnWhenNoEntities: false },
   });
 }

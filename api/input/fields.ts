@@ -1,6 +1,7 @@
 // Input fields that several areas share, written once.
 import { z } from 'zod';
 import { badRequest } from '../../domain/errors.ts';
+import { PASSWORD_MAX, PASSWORD_MIN } from '../../domain/crypto/passwords.ts';
 
 /** An id taken from the URL. Anything that is not a UUID is simply not found (checked by the domain). */
 export const idParam = z.string().max(64);
@@ -22,3 +23,10 @@ export function futureOrNull(field: string, v: string | null | undefined): Date 
   if (d.getTime() <= Date.now()) throw badRequest(`${field}: must be in the future`);
   return d;
 }
+
+/** An e-mail address, trimmed and lower-cased (accounts, invitations, enrollment). */
+export const emailField = z.string().trim().max(254).pipe(z.email({ message: 'must be a valid e-mail address' })).transform((e) => e.toLowerCase());
+export const passwordField = z.string()
+  .min(PASSWORD_MIN, { message: `must be at least ${PASSWORD_MIN} characters` })
+  .max(PASSWORD_MAX, { message: `must be at most ${PASSWORD_MAX} characters` });
+export const displayNameField = z.string().trim().min(1).max(100);

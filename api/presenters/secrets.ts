@@ -6,18 +6,23 @@ import type { SecretValue } from '../../domain/secrets/secret-read.ts';
 import type { WrittenVersion, SecretMetaRow, VersionRow } from '../../domain/secrets/secret-repository.ts';
 import type { SecretPage } from '../../domain/secrets/secret-list.ts';
 
-/** A decrypted secret (reference SecretResponse). */
-export const SecretValueSchema = shape('SecretValue', z.object({
+/** What every secret shape says about one version (metadata, never a value). */
+const versionFields = {
   id: uuid,
   path: z.string(),
   type: z.string(),
-  value: z.string(),
   version: z.number().int(),
   metadata: jsonObject,
   description: z.string().optional(),
-  created_by: z.string(),
   created_at: timestamp,
   expires_at: timestamp.optional(),
+};
+
+/** A decrypted secret (reference SecretResponse). */
+export const SecretValueSchema = shape('SecretValue', z.object({
+  ...versionFields,
+  value: z.string(),
+  created_by: z.string(),
   cmek_encrypted: z.boolean(),
 }), 'A decrypted secret version: the only response that carries a secret value');
 
@@ -31,14 +36,7 @@ export function presentSecretValue(s: SecretValue): z.output<typeof SecretValueS
 
 /** The version a write or rotation created (reference SecretCreatedResponse): never the value. */
 export const SecretWrittenSchema = shape('SecretWritten', z.object({
-  id: uuid,
-  path: z.string(),
-  type: z.string(),
-  version: z.number().int(),
-  metadata: jsonObject,
-  description: z.string().optional(),
-  created_at: timestamp,
-  expires_at: timestamp.optional(),
+  ...versionFields,
   max_access_count: z.number().int().optional(),
   rotation_policy: jsonObject.optional(),
 }));
@@ -53,15 +51,8 @@ export function presentSecretWritten(w: WrittenVersion): z.output<typeof SecretW
 
 /** A secret in a listing (reference SecretMetadataResponse): metadata only. */
 export const SecretMetadataSchema = shape('SecretMetadata', z.object({
-  id: uuid,
-  path: z.string(),
-  type: z.string(),
-  version: z.number().int(),
-  metadata: jsonObject,
-  description: z.string().optional(),
-  created_at: timestamp,
+  ...versionFields,
   updated_at: timestamp,
-  expires_at: timestamp.optional(),
   is_disabled: z.boolean(),
   is_expired: z.boolean(),
 }));
@@ -87,15 +78,8 @@ export function presentSecretList(page: SecretPage): z.output<typeof SecretListS
 
 /** One version of a secret (reference SecretMetadataResponse): metadata only. */
 export const SecretVersionSchema = shape('SecretVersion', z.object({
-  id: uuid,
-  path: z.string(),
-  type: z.string(),
-  version: z.number().int(),
-  metadata: jsonObject,
-  description: z.string().optional(),
+  ...versionFields,
   created_by: z.string(),
-  created_at: timestamp,
-  expires_at: timestamp.optional(),
   is_disabled: z.boolean(),
 }));
 

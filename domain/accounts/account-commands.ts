@@ -15,7 +15,6 @@ import { loadAccount, passkeyCount, setRequirePasskey, updateProfile } from './u
 import { readAccountExport, type AccountExport } from './export.ts';
 import { confirmPassword } from './password-confirmation.ts';
 import { beginAccountDeletion } from './begin-deletion.ts';
-import { loadActiveUser } from './users.ts';
 
 export type Settings = { requirePasskeyForVaults: boolean; passkeyCount: number };
 
@@ -88,8 +87,7 @@ export class AccountCommands {
       const refused = password ? await confirmPassword(this.d, em, account, password, wrong) : wrong();
       if (refused) throw refused;
     }
-    const user = await loadActiveUser(em, p.id);
-    await beginAccountDeletion({ em: this.d.db, revocations: this.d.revocations, apiKeys: this.d.apiKeys, workflows: this.d.deletion }, user,
-      () => this.d.audit.record(ctx, 'user.delete', { resourceType: 'user', resourceId: user.id }));
+    await beginAccountDeletion({ em: this.d.db, revocations: this.d.revocations, apiKeys: this.d.apiKeys, workflows: this.d.deletion }, account,
+      () => this.d.audit.record(ctx, 'user.delete', { resourceType: 'user', resourceId: account.id }));
   }
 }

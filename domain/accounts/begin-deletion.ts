@@ -1,6 +1,6 @@
 // The synchronous half of account deletion: refuse when it would orphan an organization,
 // mark the account, revoke every credential, then hand over to the deletion workflow.
-import type { User } from '../../db/entities/index.ts';
+import type { AccountRow } from './user-repository.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RevocationList } from '../auth/revocations.ts';
 import type { ApiKeyService } from '../auth/api-keys.ts';
@@ -10,12 +10,12 @@ import { conflict } from '../errors.ts';
 type Deps = { em: () => EntityManager; revocations: RevocationList; apiKeys: ApiKeyService; workflows: Pick<AccountsClient, 'startDeletion'> };
 
 /** `audit` runs once the account is marked, before the workflow that removes the data starts. */
-export async function beginAccountDeletion(s: Deps, user: User, audit: () => Promise<void>): Promise<void> {
+export async function beginAccountDeletion(s: Deps, user: Pick<AccountRow, 'id' | 'org_id' | 'role'>, audit: () => Promise<void>): Promise<void> {
   await s.em().transactional(async (tx) => {
-    if (user.orgId && user.role === 'owner') {
+    if (user.org_id && user.role === 'owner') {
       const rows = await tx.execute<{ owners: number; others: number }[]>(
         `SELECT count(*) FILTER (WHERE role = 'owner' AND id <> ?)::int AS owners, count(*) FILTER (WHERE id <> ?)::int AS others
-         FROM users WHERE org_id = ? AND status = 'active'`, [user.id, user.id, user.orgId]);
+         FROM users WHERE org_id = ? AND status = 'active'`, [user.id, user.id, user.org_id]);
       const r = rows[0]!;
       if (r.others > 0 && r.owners === 0) {
         throw conflict('You are the last owner of an organization with other members: make another member owner first');

@@ -17,8 +17,7 @@ import { callerOf } from '../auth/principal.ts';
 import { hashPassword } from '../crypto/passwords.ts';
 import { Problem, unauthorized } from '../errors.ts';
 import { loginKey, tooManyAttempts, type AttemptThrottle } from './attempt-throttle.ts';
-import { ensureOrganization, findActiveByEmail } from './user-repository.ts';
-import { flushUnique, newOrganization, newUser } from './users.ts';
+import { ensureOrganization, findActiveByEmail, insertOrganization, insertUser } from './user-repository.ts';
 
 export const LOGIN_FAILED = 'Invalid email or password';
 
@@ -47,14 +46,12 @@ export class TokenCommands {
   /** A new account, owner of a new organization of its own, logged in. */
   async signup(ctx: ActionContext, input: { email: string; password: string; displayName?: string }): Promise<{ email: string; token: IssuedToken }> {
     const passwordHash = await hashPassword(input.password);
-    const user = await this.d.db().transactional(async (tx) => {
-      const org = newOrganization(tx, `${input.displayName ?? input.email}'s organization`);
-      await tx.flush(); // the organization row first: users.org_id references it
-      const u = newUser(tx, { email: input.email, passwordHash, displayName: input.displayName ?? null, orgId: org.id, role: 'owner' });
-      await flushUnique(tx, 'An account with this e-mail already exists');
-      return u;
+    const { user, orgId } = await this.d.db().transactional(async (tx) => {
+      const org = await insertOrganization(tx, `${input.displayName ?? input.email}'s organization`);
+      const u = await insertUser(tx, { email: input.email, passwordHash, displayName: input.displayName ?? null, orgId: org, role: 'owner', emailVerified: false },
+        'An account with this e-mail already exists');
+      return { user: u, orgId: org };
     });
-    const orgId = user.orgId!;
     await this.d.audit.record(ctx, 'user.signup', { actor: { type: 'user', id: user.id, orgId }, resourceType: 'user', resourceId: user.id });
     return { email: user.email, token: await this.issue(user.id, orgId) };
   }

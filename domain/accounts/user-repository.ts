@@ -1,8 +1,9 @@
-// The users table as the account commands read and change it. Commands decide; this file only
-// reads and writes. (Records created through entities live in users.ts.)
+// The users and organizations tables as the account commands read and change them. Commands
+// decide; this file only reads and writes.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { unauthorized } from '../errors.ts';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { conflict, unauthorized } from '../errors.ts';
 
 export type AccountRow = {
   id: string; org_id: string | null; role: 'owner' | 'admin' | 'member' | null; email: string; display_name: string | null;
@@ -77,4 +78,32 @@ export async function emailTaken(em: EntityManager, email: string, exceptUserId:
 
 export async function setEmail(tx: EntityManager, userId: string, email: string): Promise<void> {
   await tx.execute('UPDATE users SET email = ?, email_verified = true, updated_at = now() WHERE id = ?', [email, userId]);
+}
+
+/** A new organization on the free tier; its id. */
+export async function insertOrganization(tx: EntityManager, name: string): Promise<string> {
+  const id = randomUUID();
+  await tx.execute("INSERT INTO organizations (id, name, billing_tier) VALUES (?, ?, 'free')", [id, name]);
+  return id;
+}
+
+/** Whether any account (active or being deleted) uses this e-mail. */
+export async function emailInUse(em: EntityManager, email: string): Promise<boolean> {
+  return (await em.execute('SELECT 1 FROM users WHERE lower(email) = lower(?)', [email])).length > 0;
+}
+
+/** A new active password account; an e-mail already in use is a 409 saying `taken`. */
+export async function insertUser(tx: EntityManager, f: {
+  email: string; passwordHash: string | null; displayName: string | null; orgId: string; role: 'owner' | 'admin' | 'member'; emailVerified: boolean;
+}, taken: string): Promise<{ id: string; email: string }> {
+  const id = randomUUID();
+  try {
+    await tx.execute(
+      `INSERT INTO users (id, org_id, role, email, display_name, password_hash, auth_method, email_verified)
+       VALUES (?, ?, ?, ?, ?, ?, 'password', ?)`, [id, f.orgId, f.role, f.email, f.displayName, f.passwordHash, f.emailVerified]);
+  } catch (e) {
+    if (e instanceof UniqueConstraintViolationException) throw conflict(taken);
+    throw e;
+  }
+  return { id, email: f.email };
 }

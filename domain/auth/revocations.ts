@@ -6,11 +6,9 @@
 // (a password change keeps the caller's own session, issue 8 §5). Only the latest cut-off's
 // exemption counts, so a later cut-off without one (reset, deletion) ends that token too.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notifySql, type InvalidationBus, type Invalidation } from '../cache/invalidation-bus.ts';
+import { notifySql, type InvalidationBus } from '../cache/invalidation-bus.ts';
 
 type CutOff = { notBefore: number; exemptJti: string | null };
-/** The bus message of a cut-off; `exemptJti` rides along (absent in messages of older replicas). */
-type PrincipalRevoked = Extract<Invalidation, { kind: 'principal_revoked' }> & { exemptJti?: string | null };
 
 export class RevocationList {
   private readonly jtis = new Map<string, number>(); // jti -> expiry (ms)
@@ -22,7 +20,7 @@ export class RevocationList {
     this.em = em;
     bus.onMessage((m) => {
       if (m.kind === 'token_revoked') this.jtis.set(m.jti, Date.parse(m.expiresAt));
-      if (m.kind === 'principal_revoked') this.raise(m.subject, Date.parse(m.notBefore), (m as PrincipalRevoked).exemptJti ?? null);
+      if (m.kind === 'principal_revoked') this.raise(m.subject, Date.parse(m.notBefore), m.exemptJti ?? null);
     });
     bus.onReconnect(() => this.reload());
     setInterval(() => this.prune(), 60_000).unref();

@@ -7,7 +7,8 @@ export const CHANNEL = 'vault_invalidation';
 
 export type Invalidation =
   | { kind: 'token_revoked'; jti: string; expiresAt: string }
-  | { kind: 'principal_revoked'; subject: string; notBefore: string }
+  /** `exemptJti`: the one token the cut-off spares (the caller of change-password); absent from older replicas. */
+  | { kind: 'principal_revoked'; subject: string; notBefore: string; exemptJti?: string | null }
   | { kind: 'api_keys_changed'; userId: string }
   | { kind: 'ip_rules_changed'; orgId: string };
 

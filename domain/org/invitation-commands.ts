@@ -10,7 +10,7 @@ import { USER_TOKEN_TTL_SECONDS } from '../auth/jwt.ts';
 import { callerOf } from '../auth/principal.ts';
 import { requireManager } from './roles.ts';
 import { consumeInvitation, replaceOpenInvitation, type InvitedRole } from './invitation-repository.ts';
-import { findUserByEmail, flushUnique, newUser } from '../accounts/users.ts';
+import { emailInUse, insertUser } from '../accounts/user-repository.ts';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
 import { hashPassword } from '../crypto/passwords.ts';
 import { badRequest, conflict } from '../errors.ts';
@@ -42,7 +42,7 @@ export class InvitationCommands {
     const p = callerOf(ctx);
     const em = this.d.db();
     await requireManager(em, p);
-    if (await findUserByEmail(em, input.email)) {
+    if (await emailInUse(em, input.email)) {
       throw conflict('This e-mail address already belongs to an account (an account belongs to one organization)');
     }
     const token = newOpaqueToken('inv_');
@@ -63,9 +63,9 @@ export class InvitationCommands {
     const user = await this.d.db().transactional(async (tx) => {
       const inv = await consumeInvitation(tx, digestToken(this.d.pepper, input.token));
       if (!inv) throw badRequest('Invitation token is invalid, used or expired');
-      const u = newUser(tx, { email: inv.email, passwordHash, displayName: input.displayName, orgId: inv.org_id, role: inv.role });
-      u.emailVerified = true; // the token reached this address
-      await flushUnique(tx, 'This e-mail address already belongs to an account');
+      // The token reached this address, so it is verified.
+      const u = await insertUser(tx, { email: inv.email, passwordHash, displayName: input.displayName ?? null, orgId: inv.org_id, role: inv.role, emailVerified: true },
+        'This e-mail address already belongs to an account');
       return { id: u.id, orgId: inv.org_id, email: u.email, role: inv.role };
     });
     const actor = { type: 'user' as const, id: user.id, orgId: user.orgId };

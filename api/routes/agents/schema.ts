@@ -1,8 +1,7 @@
 // Input schemas of the agent routes: registration, update, the agent-token exchange and
 // self-enrollment.
 import { z } from 'zod';
-import { idParam, timestampField } from '../../input/fields.ts';
-import { emailField } from '../../../domain/accounts/schemas.ts';
+import { idParam, timestampField, emailField } from '../../input/fields.ts';
 import { compileGlob } from '../../../domain/paths/glob.ts';
 
 const name = z.string().trim().min(1).max(255);

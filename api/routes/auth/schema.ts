@@ -1,8 +1,7 @@
 // Input schemas of the account and personal-credential routes. The e-mail, password and display
-// name rules are shared with invitations and enrollment (domain/accounts/schemas.ts).
+// name rules are shared with invitations and enrollment (api/input/fields.ts).
 import { z } from 'zod';
-import { emailField, passwordField, displayNameField } from '../../../domain/accounts/schemas.ts';
-import { idParam, timestampField } from '../../input/fields.ts';
+import { emailField, passwordField, displayNameField, idParam, timestampField } from '../../input/fields.ts';
 
 /** A password being checked, not chosen: any length the hasher accepts, no strength rule. */
 const givenPassword = z.string().min(1).max(1024);

@@ -1,7 +1,6 @@
 // Input schemas of the organization routes (members and invitations).
 import { z } from 'zod';
-import { idParam } from '../../input/fields.ts';
-import { emailField, passwordField, displayNameField } from '../../../domain/accounts/schemas.ts';
+import { idParam, emailField, passwordField, displayNameField } from '../../input/fields.ts';
 
 export const memberParams = z.object({ user_id: idParam });
 export const changeRoleBody = z.object({ role: z.enum(['owner', 'admin', 'member']) });
