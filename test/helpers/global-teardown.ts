@@ -1,12 +1,26 @@
 import fs from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { stopGroup } from './stack.ts';
+import { coverageFile, uncoveredReferenceOperations } from './response-check.ts';
 
-export default async function globalTeardown(): Promise<void> {
+type GlobalConfig = { testPathPatterns?: { patterns?: string[] } };
+
+export default async function globalTeardown(globalConfig: GlobalConfig): Promise<void> {
   const g = globalThis as { __stack?: { child: ChildProcess; smtp: { close: () => Promise<void> } } };
   if (!g.__stack) return;
+  // The 1Claw contract (issue 8 §5): after a full run, every operation we implement that the
+  // reference describes must have had a success answer checked against the reference's schema.
+  let uncovered: string[] = [];
+  if ((globalConfig.testPathPatterns?.patterns ?? []).length === 0) {
+    const ours = await (await fetch(`${process.env.TEST_API_URL}/v1/openapi.json`)).json();
+    const covered = new Set(fs.existsSync(coverageFile()) ? fs.readFileSync(coverageFile(), 'utf8').split('\n').filter(Boolean) : []);
+    uncovered = uncoveredReferenceOperations(ours, covered);
+  }
   await stopGroup(g.__stack.child);
   await g.__stack.smtp.close();
   const dir = process.env.TEST_DATA_DIR;
   if (dir && process.env.KEEP_TEST_DATA !== '1') fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  if (uncovered.length > 0) {
+    throw new Error(`No test checked a success answer of these operations against the 1Claw reference:\n  ${uncovered.join('\n  ')}`);
+  }
 }

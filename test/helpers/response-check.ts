@@ -129,13 +129,43 @@ function referenceProblems(c: Checker, a: Answer, urlPath: string, where: string
   const ref = c.reference.ops.find((o) => o.method === a.method && o.regex.test(urlPath));
   if (!ref) return []; // an operation the reference does not have
   const key = `${a.method} ${ref.template} ${a.status}`;
-  if (REFERENCE_DIFFERENCES[key]) return [];
+  if (REFERENCE_DIFFERENCES[key]) { recordCovered(ref); return []; }
   let declared = ref.responses[String(a.status)];
   if (!declared) return [`${where}: the reference answers ${Object.keys(ref.responses).join('/')} for ${ref.method} ${ref.template}, not ${a.status}`];
   if (declared.$ref) declared = { resolved: true };
-  if (!declared.content?.['application/json']?.schema) return [];
+  if (!declared.content?.['application/json']?.schema) { recordCovered(ref); return []; }
   const v = c.validator(`reference#/${pointer('paths', ref.template, ref.method.toLowerCase(), 'responses', String(a.status), 'content', 'application/json', 'schema')}`);
-  return v(a.body) ? [] : [`${where}: body does not match the reference schema of ${ref.method} ${ref.template}: ${c.errorsOf(v)}`];
+  if (!v(a.body)) return [`${where}: body does not match the reference schema of ${ref.method} ${ref.template}: ${c.errorsOf(v)}`];
+  recordCovered(ref);
+  return [];
+}
+
+/** Reference operations whose success answer some test had checked (global-teardown reads it). */
+export const coverageFile = () => path.join(process.env.TEST_DATA_DIR ?? '/tmp', 'reference-covered.txt');
+function recordCovered(ref: Operation): void {
+  if (process.env.TEST_DATA_DIR) fs.appendFileSync(coverageFile(), `${ref.method} ${ref.template}\n`);
+}
+
+/** Operations the reference only describes a success of that the specification rules out. */
+const NEVER_SUCCEEDS: Record<string, string> = {
+  'POST /v1/auth/refresh': 'spec §4.2: always 400 (refresh tokens are not implemented)',
+};
+
+/**
+ * Reference operations this service implements (our document has a route that serves the same
+ * method and path) whose success answer no test checked against the reference.
+ */
+export function uncoveredReferenceOperations(oursDoc: any, covered: Set<string>): string[] {
+  const ours = operationsOf('ours', oursDoc);
+  const reference = operationsOf('reference', YAML.parse(fs.readFileSync(path.join(projectRoot, '..', 'shared', 'reference', 'openapi.yaml'), 'utf8')));
+  // Same operation: same method and path once parameter names are ignored; a secret path (ours is
+  // a wildcard `{path}` or `{rest}`, the reference's `{path}` or `{path}/{version}`) is one `{*}`.
+  const norm = (t: string) => t.replace(/\{path\}(\/\{version\})?|\{rest\}/g, '{*}').replace(/\{[^}*]+\}/g, '{}');
+  const served = new Set(ours.ops.map((o) => `${o.method} ${norm(o.template)}`));
+  return reference.ops
+    .filter((r) => served.has(`${r.method} ${norm(r.template)}`))
+    .map((r) => `${r.method} ${r.template}`)
+    .filter((k) => !covered.has(k) && !NEVER_SUCCEEDS[k]);
 }
 
 /** Throws on any problem, unless RESPONSE_CHECK=report (then they are appended to a file to review). */

@@ -156,6 +156,19 @@ describe('passwords', () => {
     await login(a.email, PASSWORD);
   });
 
+  test('set-password gives an account provisioned without a password (identity provider) one, once', async () => {
+    const a = await signup('nopw');
+    // As an OIDC-provisioned account would be: no password hash, another sign-in method.
+    await db().query("UPDATE users SET password_hash = NULL, auth_method = 'google' WHERE id = $1", [a.userId]);
+    isProblem(await tokenLogin(a.email, PASSWORD), 401);
+    const r = await call('POST', '/v1/auth/set-password', { token: a.token, body: { password: NEW_PASSWORD } });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ message: expect.any(String) });
+    await login(a.email, NEW_PASSWORD);
+    isProblem(await call('POST', '/v1/auth/set-password', { token: a.token, body: { password: 'yet-another-password' } }), 400);
+    await login(a.email, NEW_PASSWORD);
+  });
+
   test('forgot-password for an unknown address says no_account', async () => {
     const r = await call('POST', '/v1/auth/forgot-password', { body: { email: uniqueEmail('nobody') } });
     expect(r.status).toBe(200);

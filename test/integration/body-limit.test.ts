@@ -7,11 +7,18 @@ import { apiUrl } from '../helpers/api.ts';
 
 type Exchange = { response: string; closed: boolean };
 
-/** Sends `head` and `body` on a fresh connection and collects what comes back until it closes. */
-function exchange(head: string, body: Buffer[]): Promise<Exchange> {
+/**
+ * Sends `head` and `body` on a fresh connection and collects what comes back until it closes.
+ * `readAfterMs`: the client reads nothing until then, as a busy client does.
+ */
+function exchange(head: string, body: Buffer[], readAfterMs = 0): Promise<Exchange> {
   const url = new URL(apiUrl());
   return new Promise((resolve) => {
     const socket = net.connect(Number(url.port), url.hostname);
+    if (readAfterMs > 0) {
+      socket.pause();
+      setTimeout(() => socket.resume(), readAfterMs);
+    }
     let response = '';
     socket.on('data', (d) => { response += d.toString('latin1'); });
     // Writes after the server closed fail (EPIPE, ECONNRESET): the answer is what counts.
@@ -39,6 +46,14 @@ test('a chunked body over the limit: 413, then the connection closes', async () 
   const chunk = Buffer.alloc(64 << 10, 'a');
   const chunks = Array.from({ length: OVER_LIMIT / chunk.length }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
   expectRefusedAndClosed(await exchange(head('Transfer-Encoding: chunked\r\n'), chunks));
+}, 15_000);
+
+// A busy client reads its answer late, while its upload is still in flight: the 413 must still be
+// there to read (the server must not lose it by closing under the upload).
+test('a client that reads the answer late still gets the 413', async () => {
+  const chunk = Buffer.alloc(64 << 10, 'a');
+  const chunks = Array.from({ length: OVER_LIMIT / chunk.length }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+  expectRefusedAndClosed(await exchange(head('Transfer-Encoding: chunked\r\n'), chunks, 1000));
 }, 15_000);
 
 test('a declared Content-Length over the limit: 413 before the body, then the connection closes', async () => {
