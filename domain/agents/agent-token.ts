@@ -64,7 +64,9 @@ export class AgentTokenExchange {
     const row = await this.d.hot.one<ExchangeRow>('agent-token', EXCHANGE_SQL, [agentKeyDigest(this.d.pepper, input.apiKey), named]);
     if (!row?.usable) {
       // A key that matched an agent is recorded in that agent's organization.
-      await this.d.audit.record(ctx, 'auth.failure', { orgId: row?.org_id ?? null, resourceType: 'agent', resourceId: row?.id ?? '', details: { method: 'agent_key' } });
+      // A key that matches no agent names the credential kind, as failed password logins do.
+      const resource = row ? { resourceType: 'agent', resourceId: row.id } : { resourceType: 'login', resourceId: 'agent_key' };
+      await this.d.audit.record(ctx, 'auth.failure', { orgId: row?.org_id ?? null, ...resource, details: { method: 'agent_key' } });
       throw unauthorized(FAILED);
     }
     const { scopes, source, vaultIds } = tokenScopes(row.scopes, row.patterns, row.policy_vault_ids, row.created_vault_ids);
