@@ -2,6 +2,7 @@
 // A wrong or missing variable is named in the error so the operator can fix it.
 import { z } from 'zod';
 import path from 'node:path';
+import { parseCidr } from './net/ip.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -35,6 +36,14 @@ const EnvSchema = z.object({
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Comma-separated CIDRs the outbound client may reach although private (tests, local dev).
+  OUTBOUND_ALLOW_CIDRS: z.string().default('').transform((v, ctx) => {
+    const entries = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    for (const entry of entries) {
+      if (!parseCidr(entry)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(entry)} is not a CIDR (e.g. 127.0.0.0/8)` });
+    }
+    return entries;
+  }),
 });
 
 export type Config = {
@@ -56,6 +65,8 @@ export type Config = {
   trustProxyHops: number;
   bodyLimitBytes: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** CIDRs exempted from the outbound address policy; empty in production. */
+  outboundAllowCidrs: string[];
 };
 
 export class ConfigError extends Error {}
@@ -98,5 +109,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     trustProxyHops: e.TRUST_PROXY_HOPS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     logLevel: e.LOG_LEVEL,
+    outboundAllowCidrs: e.OUTBOUND_ALLOW_CIDRS,
   };
 }

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { InFlight } from '../api/in-flight.ts';
 import type { Config } from '../domain/config.ts';
 import { createLogger } from '../domain/log.ts';
+import { logExemptions } from '../domain/net/outbound/exemptions.ts';
 import { openCore } from './core.ts';
 import { migrate } from '../db/migrate.ts';
 import { hotReads } from '../db/hot-reads.ts';
@@ -15,6 +16,7 @@ export type RunningApi = { url: string; stop: () => Promise<void> };
 
 export async function startApi(config: Config, databaseUrl: string, temporalAddress: string): Promise<RunningApi> {
   const log = createLogger(config.logLevel, 'api');
+  logExemptions(config.outboundAllowCidrs, log);
   const core = await openCore(config, databaseUrl);
   const em = () => core.db.em.fork();
   await migrate(em(), (m) => log.info(m));

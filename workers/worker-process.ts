@@ -4,6 +4,7 @@
 import { NativeConnection, Worker, Runtime, DefaultLogger } from '@temporalio/worker';
 import type { Config } from '../domain/config.ts';
 import { createLogger } from '../domain/log.ts';
+import { logExemptions } from '../domain/net/outbound/exemptions.ts';
 import { openCore } from './core.ts';
 import { migrate } from '../db/migrate.ts';
 import { connectTemporal } from '../domain/temporal/connection.ts';
@@ -31,6 +32,7 @@ export type RunningWorker = { stop: () => Promise<void> };
 
 export async function startWorker(config: Config, databaseUrl: string, temporalAddress: string): Promise<RunningWorker> {
   const log = createLogger(config.logLevel, 'worker');
+  logExemptions(config.outboundAllowCidrs, log);
   const core = await openCore(config, databaseUrl);
   const em = () => core.db.em.fork();
   await migrate(em(), (m) => log.info(m));
