@@ -67,7 +67,8 @@ async function handle(def: RouteDef, ctx: AppContext, s: ApiServices): Promise<v
     clientIp: ctx.state.clientIp,
     requestId: ctx.state.requestId,
     method: ctx.method,
-    path: redactPath(ctx.path),
+    // Redacted only when a command records it (most reads of this context never do).
+    get path() { return redactPath(ctx.path); },
     onAudited: () => { ctx.state.audited = true; },
   };
   const result = await def.handler({ ctx, body, query, params, services: s, principal: ctx.state.principal!, action });

@@ -7,7 +7,6 @@ import type { RequestState } from '../route.ts';
 import type { AuditWriter } from '../../domain/audit/audit-writer.ts';
 import { redactPath } from '../../domain/audit/redact-path.ts';
 
-
 export function auditRequests(audit: AuditWriter): Middleware<RequestState> {
   return async (ctx, next) => {
     try {
@@ -16,6 +15,7 @@ export function auditRequests(audit: AuditWriter): Middleware<RequestState> {
       const recordedByHandler = ctx.state.audited === true && ctx.status < 400;
       if (!recordedByHandler) {
         const principal = ctx.state.principal;
+        const path = redactPath(ctx.path);
         audit.recordQuietly({
           orgId: principal?.orgId ?? null,
           action: 'http.request',
@@ -23,8 +23,8 @@ export function auditRequests(audit: AuditWriter): Middleware<RequestState> {
           actorId: principal?.id ?? null,
           // The route the request matched (its Koa pattern), or the path when none did.
           resourceType: 'route',
-          resourceId: ctx.state.routeLabel ?? `${ctx.method} ${redactPath(ctx.path)}`,
-          details: { method: ctx.method, path: redactPath(ctx.path), status: ctx.status, ...(ctx.state.routeLabel ? { route: ctx.state.routeLabel } : {}) },
+          resourceId: ctx.state.routeLabel ?? `${ctx.method} ${path}`,
+          details: { method: ctx.method, path, status: ctx.status, ...(ctx.state.routeLabel ? { route: ctx.state.routeLabel } : {}) },
           ipAddress: ctx.state.clientIp,
           requestId: ctx.state.requestId,
         });

@@ -56,8 +56,7 @@ export class SecretCommands {
   /** Soft delete: reads answer 404 from now on; the versions stay. */
   async delete(ctx: ActionContext, vaultId: string, path: string): Promise<void> {
     const { facts } = await this.authorized(ctx, vaultId, path, 'delete');
-    const target = { id: facts.vaultId, org_id: facts.orgId, key_ref: '' };
-    const id = await this.d.db().transactional((tx) => softDeleteSecret(tx, callerOf(ctx), target, path));
+    const id = await this.d.db().transactional((tx) => softDeleteSecret(tx, callerOf(ctx), { id: facts.vaultId, org_id: facts.orgId }, path));
     if (!id) throw notFound('Secret');
     await this.d.audit.record(ctx, 'secret.delete', { resourceType: 'secret', resourceId: id, details: { vault_id: vaultId, path } });
   }

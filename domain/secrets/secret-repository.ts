@@ -84,7 +84,7 @@ export async function writeSecret(tx: EntityManager, kms: Kms, p: Principal, vau
 }
 
 /** Soft delete: reads answer 404 from now on; the versions stay. */
-export async function softDeleteSecret(tx: EntityManager, p: Principal, vault: TargetVault, path: string): Promise<string | null> {
+export async function softDeleteSecret(tx: EntityManager, p: Principal, vault: Pick<TargetVault, 'id' | 'org_id'>, path: string): Promise<string | null> {
   const rows = await tx.execute<{ id: string }[]>(
     'UPDATE secrets SET deleted_at = now(), updated_at = now() WHERE vault_id = ? AND path = ? AND deleted_at IS NULL RETURNING id', [vault.id, path]);
   const id = rows[0]?.id ?? null;
