@@ -24,6 +24,7 @@ import type { AccountCommands } from '../domain/accounts/account-commands.ts';
 import type { PasswordCommands } from '../domain/accounts/password-commands.ts';
 import type { EmailChangeCommands } from '../domain/accounts/email-change-commands.ts';
 import type { ApiKeyCommands } from '../domain/accounts/api-key-commands.ts';
+import type { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
 
 export type ApiServices = {
   config: Config;
@@ -61,5 +62,7 @@ export type ApiServices = {
   emailChange: EmailChangeCommands;
   /** Managing personal xck_ keys (`apiKeys` above resolves them for authentication). */
   personalKeys: ApiKeyCommands;
+  /** Organization webhooks and their delivery history. */
+  webhooks: WebhookCommands;
 
 };

@@ -6,4 +6,6 @@ export const ADVISORY_LOCKS = {
   jwtSigningKey: 727_002,
   /** Counting open link-only agent enrollments against their cap. */
   linkOnlyEnrollments: 727_003,
+  /** Held for its session by the one replica that dispatches the event outbox (domain/events/dispatcher.ts). */
+  outboxDispatcher: 727_004,
 } as const;

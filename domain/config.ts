@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Seconds before a failed webhook delivery's first retry; each later wait is three times longer.
+  WEBHOOK_RETRY_INITIAL_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
   // Comma-separated CIDRs the outbound client may reach although private (tests, local dev).
   OUTBOUND_ALLOW_CIDRS: z.string().default('').transform((v, ctx) => {
     const entries = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -67,6 +69,8 @@ export type Config = {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** CIDRs exempted from the outbound address policy; empty in production. */
   outboundAllowCidrs: string[];
+  /** Wait before a webhook delivery's first retry (later waits grow threefold, at most 1 hour). */
+  webhookRetryInitialSeconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -110,5 +114,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     logLevel: e.LOG_LEVEL,
     outboundAllowCidrs: e.OUTBOUND_ALLOW_CIDRS,
+    webhookRetryInitialSeconds: e.WEBHOOK_RETRY_INITIAL_SECONDS,
   };
 }

@@ -39,6 +39,9 @@ import { EmailChangeCommands } from '../domain/accounts/email-change-commands.ts
 import { ApiKeyCommands } from '../domain/accounts/api-key-commands.ts';
 import { AttemptThrottle } from '../domain/accounts/attempt-throttle.ts';
 import { PasswordCheck } from '../domain/accounts/password-check.ts';
+import { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
+import { WebhooksClient } from '../domain/webhooks/client.ts';
+import { parseExemptions, systemResolver } from '../domain/net/outbound/index.ts';
 
 export type ApiWiring = { config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client };
 
@@ -75,6 +78,10 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     enrollments: new EnrollmentCommands({
       db, hot, pepper: core.pepper, mailer, audit: actionAudit, publicUrl: config.publicUrl,
       perIp: new TokenBuckets(ENROLL_PER_IP.ratePerSecond, ENROLL_PER_IP.burst),
+    }),
+    webhooks: new WebhookCommands({
+      db, audit: actionAudit, webhookKey: core.webhookKey, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
+      client: new WebhooksClient(w.temporal, config.webhookRetryInitialSeconds), log,
     }),
     ...accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper }),
   };

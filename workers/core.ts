@@ -6,7 +6,7 @@ import { loadOrCreateRootKey, deriveKey } from '../domain/crypto/root-key.ts';
 import { openKms } from '../domain/crypto/kms/open-kms.ts';
 import type { Kms } from '../domain/crypto/kms/kms.ts';
 
-export type Core = { db: Db; kms: Kms; rootKey: Buffer; pepper: KeyObject; auditKey: KeyObject; jwtWrapKey: KeyObject; mailKey: KeyObject };
+export type Core = { db: Db; kms: Kms; rootKey: Buffer; pepper: KeyObject; auditKey: KeyObject; jwtWrapKey: KeyObject; mailKey: KeyObject; webhookKey: KeyObject };
 
 export async function openCore(config: Config, databaseUrl: string, poolMax?: number): Promise<Core> {
   const rootKey = loadOrCreateRootKey(config.dataDir, config.rootKey);
@@ -21,5 +21,7 @@ export async function openCore(config: Config, databaseUrl: string, poolMax?: nu
     jwtWrapKey: createSecretKey(deriveKey(rootKey, 'jwt-signing-key-wrap')),
     // Seals mail bodies in the outbox (domain/mail/sealed-body.ts): sealed by the api, opened by the worker.
     mailKey: createSecretKey(deriveKey(rootKey, 'mail-outbox')),
+    // Seals webhook signing secrets (domain/webhooks/webhook-secret.ts): sealed by the api, opened by the worker.
+    webhookKey: createSecretKey(deriveKey(rootKey, 'webhook-signing-secrets')),
   };
 }

@@ -13,9 +13,17 @@ import { ACCOUNTS_TASK_QUEUE, AccountsClient } from '../domain/accounts/client.t
 import { accountsAwaitingDeletion } from '../domain/accounts/account-deletion.ts';
 import { createMailActivities } from '../activities/mail.ts';
 import { createAccountActivities } from '../activities/accounts.ts';
+import { WEBHOOKS_TASK_QUEUE, WebhooksClient } from '../domain/webhooks/client.ts';
+import { markRunsStarted, unstartedRunsOlderThan } from '../domain/webhooks/delivery-repository.ts';
+import { WebhookSender } from '../domain/webhooks/sender.ts';
+import type { OutboundClient } from '../domain/net/outbound/client.ts';
+import { createWebhookActivities } from '../activities/webhooks.ts';
 
 /** What the worker process hands every area. */
-export type WorkerDeps = { em: () => EntityManager; kms: Kms; mailKey: KeyObject; transport: MailTransport; temporal: Client; log: Logger };
+export type WorkerDeps = {
+  em: () => EntityManager; kms: Kms; mailKey: KeyObject; transport: MailTransport; temporal: Client; log: Logger;
+  webhookKey: KeyObject; outbound: OutboundClient; webhooks: WebhooksClient;
+};
 
 export type TemporalArea = {
   taskQueue: string;
@@ -39,6 +47,18 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
     async redrive(d, olderThan) {
       const client = new AccountsClient(d.temporal, d.log);
       for (const id of await accountsAwaitingDeletion(d.em(), olderThan)) await client.startDeletion(id);
+    },
+  },
+  {
+    taskQueue: WEBHOOKS_TASK_QUEUE,
+    activities: (d) => createWebhookActivities({ em: d.em, sender: new WebhookSender({ em: d.em, webhookKey: d.webhookKey, outbound: d.outbound }) }),
+    // Runs whose start failed (a manual retry while Temporal was down); the dispatcher's own
+    // starts are repeated by the dispatcher, since their event stays undispatched until then.
+    async redrive(d, olderThan) {
+      for (const r of await unstartedRunsOlderThan(d.em(), olderThan)) {
+        await d.webhooks.startDelivery(r.id, r.run);
+        await markRunsStarted(d.em(), [r]);
+      }
     },
   },
 ];

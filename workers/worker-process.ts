@@ -4,7 +4,11 @@
 import { NativeConnection, Worker, Runtime, DefaultLogger } from '@temporalio/worker';
 import type { Config } from '../domain/config.ts';
 import { createLogger } from '../domain/log.ts';
-import { logExemptions } from '../domain/net/outbound/exemptions.ts';
+import { logExemptions, parseExemptions } from '../domain/net/outbound/exemptions.ts';
+import { createOutboundClient } from '../domain/net/outbound/client.ts';
+import { OutboxDispatcher } from '../domain/events/dispatcher.ts';
+import { WebhooksClient } from '../domain/webhooks/client.ts';
+import { WebhookSubscriber } from '../domain/webhooks/webhook-subscriber.ts';
 import { openCore } from './core.ts';
 import { migrate } from '../db/migrate.ts';
 import { connectTemporal } from '../domain/temporal/connection.ts';
@@ -39,15 +43,21 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   installQuietRuntime(config.logLevel);
   const connection = await NativeConnection.connect({ address: temporalAddress });
   const temporal = await connectTemporal(temporalAddress, config.temporalNamespace);
+  const webhooks = new WebhooksClient(temporal, config.webhookRetryInitialSeconds);
   const deps: WorkerDeps = {
     em, kms: core.kms, mailKey: core.mailKey, temporal, log,
     transport: createMailTransport(config.smtpUrl, config.mailFrom, log),
+    webhookKey: core.webhookKey, webhooks,
+    outbound: createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) }),
   };
   const code = await workflowCodeOptions();
   const workers = await Promise.all(TEMPORAL_AREAS.map((area) => Worker.create({
     connection, namespace: config.temporalNamespace, ...code, taskQueue: area.taskQueue, activities: area.activities(deps),
   })));
   const runs = workers.map((w) => w.run());
+  // Every subscriber of the event outbox; automation triggers join webhooks here.
+  const dispatcher = new OutboxDispatcher({ databaseUrl, em, log, subscribers: [new WebhookSubscriber(em, webhooks)] });
+  await dispatcher.start();
   const sweep = async () => {
     for (const area of TEMPORAL_AREAS) await area.redrive(deps, REDRIVE_AFTER_SECONDS);
   };
@@ -57,6 +67,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   return {
     stop: async () => {
       clearInterval(timer);
+      await dispatcher.stop();
       for (const w of workers) w.shutdown();
       await Promise.allSettled(runs);
       await temporal.connection.close();

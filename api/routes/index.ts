@@ -16,12 +16,14 @@ import { policyRoutes } from './vaults/policies.ts';
 import { agentRoutes } from './agents/agents.ts';
 import { agentTokenRoutes } from './agents/agent-token.ts';
 import { enrollRoutes } from './agents/enroll.ts';
+import { webhookRoutes } from './webhooks/webhooks.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
     ...vaultRoutes, ...secretRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes,
+    ...webhookRoutes,
   ];
   const everything: RouteDef[] = [...healthRoutes(() => everything), ...routes];
   return everything;

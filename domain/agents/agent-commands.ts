@@ -11,6 +11,7 @@ import { callerOf, subjectOf } from '../auth/principal.ts';
 import { requireManager } from '../org/roles.ts';
 import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { forbidden } from '../errors.ts';
+import { emitEvent } from '../events/outbox.ts';
 import { newAgentKey } from './agent-keys.ts';
 import { explicitScopes } from './agent-scopes.ts';
 import { insertAgent, listAgents, loadAgent, replaceAgentKey, updateAgent, type AgentRow, type AgentSettings } from './agent-repository.ts';
@@ -86,6 +87,7 @@ export class AgentCommands {
     await em.transactional(async (tx) => {
       await updateAgent(tx, agent.id, {}, 'inactive');
       await this.endTokens(tx, agent.id);
+      await emitEvent(tx, principal.orgId, 'agent.deleted', { agent_id: agent.id, name: agent.name, actor: subjectOf(principal) });
     });
     await this.d.audit.record(ctx, 'agent.deactivate', { resourceType: 'agent', resourceId: agent.id });
   }

@@ -3,6 +3,8 @@
 // this file only reads and writes. Rows never carry the key or approval digests.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { emitEvent } from '../events/outbox.ts';
+import { subjectOf } from '../auth/principal.ts';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 
@@ -49,7 +51,9 @@ export async function insertAgent(tx: EntityManager, orgId: string, createdBy: s
     [randomUUID(), orgId, s.name, s.description, key.prefix, key.digest, s.api_key_expires_at, s.intents_api_enabled,
       jsonOrNull(s.scopes), s.tx_max_value_eth, s.tx_daily_limit_eth, JSON.stringify(s.tx_to_allowlist),
       JSON.stringify(s.tx_allowed_chains), s.tx_max_per_day, s.token_ttl_seconds, createdBy, humanEmail]);
-  return rows[0]!;
+  const agent = rows[0]!;
+  await emitEvent(tx, orgId, 'agent.created', { agent_id: agent.id, name: agent.name, actor: subjectOf({ type: 'user', id: createdBy }) });
+  return agent;
 }
 
 /** The organization's agents (pending ones are not agents yet), oldest first. */

@@ -2,7 +2,7 @@
 // vault. Every change writes its event to the outbox in the same transaction.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Principal } from '../auth/principal.ts';
+import { subjectOf, type Principal } from '../auth/principal.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
@@ -36,7 +36,7 @@ export async function createPolicy(tx: EntityManager, actor: Principal, vaultId:
     [randomUUID(), actor.orgId, vaultId, input.secret_path_pattern, input.principal_type, input.principal_id, JSON.stringify(input.permissions),
       JSON.stringify(input.conditions), input.expires_at, input.effect, input.priority, actor.id, actor.type]);
   const p = rows[0]!;
-  await emitEvent(tx, actor.orgId, 'policy.created', { vault_id: vaultId, policy_id: p.id, principal_type: p.principal_type, principal_id: p.principal_id, secret_path_pattern: p.secret_path_pattern, permissions: p.permissions });
+  await emitEvent(tx, actor.orgId, 'policy.created', { vault_id: vaultId, policy_id: p.id, principal_type: p.principal_type, principal_id: p.principal_id, secret_path_pattern: p.secret_path_pattern, permissions: p.permissions, actor: subjectOf(actor) });
   return p;
 }
 
@@ -57,7 +57,7 @@ export async function updatePolicy(tx: EntityManager, actor: Principal, vaultId:
       u.expires_at !== undefined, u.expires_at ?? null, u.effect ?? null, u.priority ?? null, policyId, vaultId, actor.orgId]);
   const p = rows[0];
   if (!p) throw notFound('Policy');
-  await emitEvent(tx, actor.orgId, 'policy.updated', { vault_id: vaultId, policy_id: p.id, principal_type: p.principal_type, principal_id: p.principal_id, permissions: p.permissions });
+  await emitEvent(tx, actor.orgId, 'policy.updated', { vault_id: vaultId, policy_id: p.id, principal_type: p.principal_type, principal_id: p.principal_id, permissions: p.permissions, actor: subjectOf(actor) });
   return p;
 }
 
@@ -66,7 +66,7 @@ export async function deletePolicy(tx: EntityManager, actor: Principal, vaultId:
   const rows = await tx.execute<PolicyRecord[]>('DELETE FROM policies WHERE id = ? AND vault_id = ? AND org_id = ? RETURNING *', [policyId, vaultId, actor.orgId]);
   const p = rows[0];
   if (!p) throw notFound('Policy');
-  await emitEvent(tx, actor.orgId, 'policy.deleted', { vault_id: vaultId, policy_id: p.id, principal_type: p.principal_type, principal_id: p.principal_id });
+  await emitEvent(tx, actor.orgId, 'policy.deleted', { vault_id: vaultId, policy_id: p.id, principal_type: p.principal_type, principal_id: p.principal_id, actor: subjectOf(actor) });
   return p;
 }
 

@@ -1,12 +1,12 @@
-// The one way an area client starts a workflow. Postgres already holds the intent (an outbox row,
-// a user in status `deleting`) before this runs, so starting is best-effort: a failure is logged
-// and the worker's sweeper starts the workflow once Temporal answers. The workflow ID comes from
-// the domain id and an existing run is reused, so a repeated start never runs the work twice.
-import type { Client, Workflow, WorkflowStartOptions } from '@temporalio/client';
+// The ways an area client starts a workflow. Postgres already holds the intent (an outbox row,
+// a user in status `deleting`, a delivery row) before either runs; the workflow ID comes from the
+// domain id, so a repeated start never runs the work twice.
+import { WorkflowExecutionAlreadyStartedError, type Client, type Workflow, type WorkflowStartOptions } from '@temporalio/client';
 import type { Logger } from '../log.ts';
 
 export type WorkflowStart<W extends Workflow> = { taskQueue: string; workflowId: string; args: Parameters<W> };
 
+/** Best-effort start: a failure is logged and the worker's sweeper starts the workflow later. */
 export async function startOrLeaveToSweeper<W extends Workflow>(client: Client, log: Logger, workflowType: string, start: WorkflowStart<W>): Promise<void> {
   try {
     await client.workflow.start<W>(workflowType, {
@@ -19,5 +19,24 @@ export async function startOrLeaveToSweeper<W extends Workflow>(client: Client, 
     } as unknown as WorkflowStartOptions<W>);
   } catch (e) {
     log.warn('could not start workflow now; it will be retried', { workflowId: start.workflowId, error: String(e) });
+  }
+}
+
+/**
+ * Starts the workflow unless one with this ID is running or has ever run (a closed run is not
+ * repeated: at-least-once work must not become twice-done). Throws when Temporal cannot be
+ * reached, so the caller keeps its intent and tries again.
+ */
+export async function startOnce<W extends Workflow>(client: Client, workflowType: string, start: WorkflowStart<W>): Promise<void> {
+  try {
+    await client.workflow.start<W>(workflowType, {
+      taskQueue: start.taskQueue,
+      workflowId: start.workflowId,
+      args: start.args,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    } as unknown as WorkflowStartOptions<W>);
+  } catch (e) {
+    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
   }
 }

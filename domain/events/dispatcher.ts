@@ -1,0 +1,119 @@
+// Moves committed outbox events to their subscribers (webhooks today; automation triggers next),
+// at least once and in order per organization. One replica leads at a time: the holder of a
+// session advisory lock on its own connection, which also LISTENs for the outbox trigger's NOTIFY,
+// so an event is on its way within milliseconds of its commit. A sweep every few seconds is the
+// safety net (a missed notice, a subscriber that failed, a new leader). An event is marked
+// dispatched only after every subscriber has durably started its work; a crash before that makes
+// the next pass repeat the batch, which subscribers absorb (their work ids derive from the event).
+import pg from 'pg';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../log.ts';
+import { ADVISORY_LOCKS } from '../../db/advisory-locks.ts';
+
+export const OUTBOX_CHANNEL = 'event_outbox';
+
+export type OutboxEvent = { id: string; seq: string; org_id: string; event_type: string };
+
+/** Starts durable work for each event, idempotently, in event order within an organization. */
+export type EventSubscriber = { name: string; dispatch(events: OutboxEvent[]): Promise<void> };
+
+export type DispatcherOptions = {
+  databaseUrl: string;
+  em: () => EntityManager;
+  subscribers: readonly EventSubscriber[];
+  log: Logger;
+  /** Safety-net sweep, and how often a follower asks to lead. */
+  sweepMs?: number;
+  batchSize?: number;
+};
+
+export class OutboxDispatcher {
+  private readonly o: Required<DispatcherOptions>;
+  private client: pg.Client | undefined;
+  private leading = false;
+  private running = false;
+  private again = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<void> = Promise.resolve();
+
+  constructor(options: DispatcherOptions) {
+    this.o = { sweepMs: 5_000, batchSize: 500, ...options };
+  }
+
+  async start(): Promise<void> {
+    this.timer = setInterval(() => this.tick(), this.o.sweepMs);
+    this.timer.unref();
+    await this.tryToLead();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.current;
+    await this.client?.end().catch(() => {});
+  }
+
+  private tick(): void {
+    if (this.leading) this.wake();
+    else this.tryToLead().catch((e) => this.o.log.warn('outbox dispatcher could not connect', { error: String(e) }));
+  }
+
+  private async tryToLead(): Promise<void> {
+    if (this.stopped || this.leading) return;
+    if (!this.client) {
+      const client = new pg.Client({ connectionString: this.o.databaseUrl, application_name: 'outbox-dispatcher' });
+      client.on('notification', (n) => { if (n.channel === OUTBOX_CHANNEL) this.wake(); });
+      client.on('error', (e) => this.lose(client, e));
+      client.on('end', () => this.lose(client));
+      await client.connect();
+      this.client = client;
+    }
+    const got = await this.client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [ADVISORY_LOCKS.outboxDispatcher]);
+    if (!got.rows[0]?.ok) return;
+    await this.client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    this.leading = true;
+    this.o.log.info('outbox dispatcher leading');
+    this.wake();
+  }
+
+  /** The connection went away: so did the lock. Follow until a tick leads again. */
+  private lose(client: pg.Client, e?: Error): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    if (this.leading && !this.stopped) this.o.log.warn('outbox dispatcher lost its connection', { error: e ? e.message : 'closed' });
+    this.leading = false;
+    client.end().catch(() => {});
+  }
+
+  /** Runs a pass now, or once more after the running one (notices arriving mid-pass are not lost). */
+  private wake(): void {
+    if (this.stopped) return;
+    if (this.running) { this.again = true; return; }
+    this.running = true;
+    this.current = this.passes().finally(() => { this.running = false; });
+  }
+
+  private async passes(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        while (this.leading && !this.stopped && await this.dispatchBatch() === this.o.batchSize) { /* full batch: more waiting */ }
+      } catch (e) {
+        this.o.log.warn('outbox dispatch failed; the sweep retries it', { error: String(e) });
+        return;
+      }
+    } while (this.again && this.leading && !this.stopped);
+  }
+
+  /** Dispatches the oldest undispatched events; returns how many there were. */
+  private async dispatchBatch(): Promise<number> {
+    const em = this.o.em();
+    const events = await em.execute<OutboxEvent[]>(
+      'SELECT id, seq::text AS seq, org_id, event_type FROM event_outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?', [this.o.batchSize]);
+    if (events.length === 0) return 0;
+    for (const s of this.o.subscribers) await s.dispatch(events);
+    await em.execute('UPDATE event_outbox SET dispatched_at = now() WHERE id = ANY (ARRAY[?]::uuid[])', [events.map((e) => e.id)]);
+    return events.length;
+  }
+}

@@ -1,0 +1,198 @@
+// Events reach organization webhooks end to end: a real api writes the outbox, the real worker's
+// dispatcher and Temporal workflows deliver to a real local receiver, which verifies both
+// signatures. Retries with backoff, exhaustion, non-retryable answers, manual retry, disabled and
+// deleted webhooks, and the SSRF check at send time.
+import { createHmac } from 'node:crypto';
+import { Connection, Client } from '@temporalio/client';
+import { call, closeDb, db, eventually, signup, type Account } from '../helpers/api.ts';
+import { newVault, putOk, rnd, secretUrl } from '../helpers/vault-fixtures.ts';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
+import { verifyBodyHex } from '../../domain/webhooks/signature.ts';
+import { webhookDeliveryWorkflowId } from '../../domain/webhooks/client.ts';
+
+let receiver: Receiver;
+let temporal: Client;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }) });
+});
+afterAll(async () => {
+  await receiver.close();
+  await temporal.connection.close();
+  await closeDb();
+});
+
+type Hook = { id: string; secret: string; path: string };
+
+async function register(owner: Account, events: string[], path = `/${rnd('hook')}`): Promise<Hook> {
+  const r = await call('POST', '/v1/webhooks', { token: owner.token, body: { url: receiver.url(path), events, description: 'test receiver' } });
+  expect(r.status).toBe(201);
+  return { id: r.body.id, secret: r.body.secret, path };
+}
+
+const deliveries = async (owner: Account, hook: Hook, query = '') =>
+  (await call('GET', `/v1/webhooks/${hook.id}/deliveries${query}`, { token: owner.token })).body.deliveries as any[];
+
+/** The one delivery of `hook` once it reached `status`. */
+async function settled(owner: Account, hook: Hook, status: string, timeoutMs = 30_000): Promise<any> {
+  return eventually(`a ${status} delivery to ${hook.path}`, async () => {
+    const list = await deliveries(owner, hook);
+    return list.length === 1 && list[0].status === status ? list[0] : undefined;
+  }, timeoutMs);
+}
+
+/** The Standard Webhooks check a receiver library makes. */
+function standardSignatureOk(secret: string, h: Record<string, any>, raw: string): boolean {
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key).update(`${h['webhook-id']}.${h['webhook-timestamp']}.${raw}`).digest('base64');
+  return String(h['webhook-signature']).split(' ').includes(`v1,${expected}`);
+}
+
+describe('webhook delivery', () => {
+  test('a secret write reaches a subscribed webhook, signed both ways, and the history says so', async () => {
+    const owner = await signup('wh-deliver');
+    const hook = await register(owner, ['secret.created']);
+    const vault = await newVault(owner);
+    await putOk(owner, vault, 'db/password', 'the-secret-value-42');
+
+    const [got] = await receiver.waitFor(1, hook.path);
+    expect(got!.headers['content-type']).toBe('application/json');
+    expect(verifyBodyHex(hook.secret, got!.raw, String(got!.headers['x-webhook-signature']))).toBe(true);
+    expect(verifyBodyHex('whsec_wrong', got!.raw, String(got!.headers['x-webhook-signature']))).toBe(false);
+    expect(got!.headers['x-1claw-signature']).toBe(got!.headers['x-webhook-signature']);
+    expect(standardSignatureOk(hook.secret, got!.headers, got!.raw)).toBe(true);
+    expect(Math.abs(Number(got!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    expect(got!.body).toEqual({
+      id: got!.headers['webhook-id'], type: 'secret.created', created_at: expect.any(String), org_id: owner.orgId,
+      data: { vault_id: vault, secret_id: expect.any(String), path: 'db/password', version: 1, type: expect.any(String), actor: `user:${owner.userId}` },
+    });
+    expect(got!.raw).not.toContain('the-secret-value-42');
+
+    const d = await settled(owner, hook, 'succeeded');
+    expect(d).toMatchObject({ webhook_id: hook.id, event_id: got!.body.id, event_type: 'secret.created', attempt_count: 1, last_status_code: 200 });
+    expect(d.attempts).toEqual([expect.objectContaining({ attempt: 1, run: 1, status_code: 200, response_excerpt: 'ok', duration_ms: expect.any(Number) })]);
+  });
+
+  test('only subscribed, active webhooks of the same organization receive an event; `*` receives all', async () => {
+    const owner = await signup('wh-filter');
+    const other = await signup('wh-filter-other');
+    const policiesOnly = await register(owner, ['policy.created']);
+    const everything = await register(owner, ['*']);
+    const disabled = await register(owner, ['secret.created', 'secret.updated', 'secret.deleted']);
+    const otherOrg = await register(other, ['*']);
+    expect((await call('PATCH', `/v1/webhooks/${disabled.id}`, { token: owner.token, body: { is_active: false } })).status).toBe(200);
+    const vault = await newVault(owner);
+    await putOk(owner, vault, 'a', 'v1');
+    await putOk(owner, vault, 'a', 'v2');
+    expect((await call('DELETE', secretUrl(vault, 'a'), { token: owner.token })).status).toBe(204);
+    // A marker event that `policiesOnly` does subscribe to, written last: once it has arrived, any
+    // earlier secret event would have been dispatched too (one dispatcher, in order per organization).
+    const agent = await call('POST', '/v1/agents', { token: owner.token, body: { name: rnd('agent') } });
+    await call('POST', `/v1/vaults/${vault}/policies`, { token: owner.token, body: { principal_type: 'agent', principal_id: agent.body.agent.id, secret_path_pattern: '**', permissions: ['read'] } });
+
+    const all = await receiver.waitFor(5, everything.path);
+    expect(all.map((r) => r.body.type)).toEqual(expect.arrayContaining(['secret.created', 'secret.updated', 'secret.deleted', 'agent.created', 'policy.created']));
+    const policies = await receiver.waitFor(1, policiesOnly.path);
+    expect(policies.map((r) => r.body.type)).toEqual(['policy.created']);
+    expect(receiver.received(disabled.path)).toEqual([]);
+    expect(receiver.received(otherOrg.path)).toEqual([]);
+    expect(await deliveries(owner, disabled)).toEqual([]);
+  });
+
+  test('a failing receiver is retried with growing waits until it answers', async () => {
+    const owner = await signup('wh-retry');
+    const hook = await register(owner, ['secret.created']);
+    receiver.respond(hook.path, (n) => (n <= 2 ? { status: 503, body: 'busy' } : { status: 204 }));
+    await putOk(owner, await newVault(owner), 'retry/me', 'x');
+    const d = await settled(owner, hook, 'succeeded');
+    expect(d.attempt_count).toBe(3);
+    expect(d.attempts.map((a: any) => [a.attempt, a.status_code])).toEqual([[1, 503], [2, 503], [3, 204]]);
+    expect(d.attempts[0].response_excerpt).toBe('busy');
+    expect(d.attempts[0].error).toMatch(/503/);
+    const got = receiver.received(hook.path);
+    expect(new Set(got.map((r) => r.raw)).size).toBe(1); // the same bytes every time
+    // Test stack: first retry after 0.1 s, then ×3.
+    expect(got[1]!.at - got[0]!.at).toBeGreaterThanOrEqual(90);
+    expect(got[2]!.at - got[1]!.at).toBeGreaterThanOrEqual(270);
+  });
+
+  test('after 6 failed attempts the delivery is failed; a manual retry sends it again as a new run', async () => {
+    const owner = await signup('wh-exhaust');
+    const hook = await register(owner, ['secret.created']);
+    let healthy = false;
+    receiver.respond(hook.path, () => (healthy ? { status: 200 } : { status: 500, body: 'down' }));
+    await putOk(owner, await newVault(owner), 'exhaust/me', 'x');
+    const failed = await settled(owner, hook, 'failed', 60_000);
+    expect(failed.attempt_count).toBe(6);
+    expect(failed.attempts).toHaveLength(6);
+    expect(failed.attempts.every((a: any) => a.status_code === 500 && a.run === 1)).toBe(true);
+    expect(receiver.received(hook.path)).toHaveLength(6);
+
+    healthy = true;
+    const retried = await call('POST', `/v1/webhooks/${hook.id}/deliveries/${failed.id}/retry`, { token: owner.token });
+    expect(retried.status).toBe(202);
+    const ok = await settled(owner, hook, 'succeeded');
+    expect(ok.id).toBe(failed.id);
+    expect(ok.attempts.at(-1)).toMatchObject({ attempt: 7, run: 2, status_code: 200 });
+    expect(receiver.received(hook.path)).toHaveLength(7);
+  });
+
+  test('a 4xx other than 408/429 is not retried; 429 is', async () => {
+    const owner = await signup('wh-4xx');
+    const rejecting = await register(owner, ['secret.created']);
+    const throttling = await register(owner, ['secret.created']);
+    receiver.respond(rejecting.path, () => ({ status: 410, body: 'gone' }));
+    receiver.respond(throttling.path, (n) => (n === 1 ? { status: 429 } : { status: 200 }));
+    await putOk(owner, await newVault(owner), 'x', 'x');
+    const rejected = await settled(owner, rejecting, 'failed');
+    expect(rejected.attempt_count).toBe(1);
+    expect(rejected.attempts[0]).toMatchObject({ status_code: 410, response_excerpt: 'gone' });
+    expect((await settled(owner, throttling, 'succeeded')).attempt_count).toBe(2);
+  });
+
+  test('a redirect is a failed attempt and is never followed', async () => {
+    const owner = await signup('wh-redirect');
+    const hook = await register(owner, ['secret.created']);
+    receiver.respond(hook.path, () => ({ status: 302, headers: { location: receiver.url('/elsewhere') } }));
+    await putOk(owner, await newVault(owner), 'x', 'x');
+    const d = await settled(owner, hook, 'failed');
+    expect(d.attempts[0].error).toMatch(/redirect/);
+    expect(receiver.received('/elsewhere')).toEqual([]);
+  });
+
+  test('a disabled or deleted webhook gets no further attempts, pending retries included', async () => {
+    const owner = await signup('wh-stop');
+    const toDisable = await register(owner, ['secret.created']);
+    const toDelete = await register(owner, ['secret.created']);
+    for (const h of [toDisable, toDelete]) receiver.respond(h.path, () => ({ status: 503 }));
+    await putOk(owner, await newVault(owner), 'x', 'x');
+    await receiver.waitFor(1, toDisable.path);
+    await receiver.waitFor(1, toDelete.path);
+    const [dd] = await deliveries(owner, toDisable);
+    const deliveryOfDeleted = (await deliveries(owner, toDelete))[0].id;
+    expect((await call('PATCH', `/v1/webhooks/${toDisable.id}`, { token: owner.token, body: { is_active: false } })).status).toBe(200);
+    expect((await call('DELETE', `/v1/webhooks/${toDelete.id}`, { token: owner.token })).status).toBe(204);
+    // Both workflows end without another request (their next attempt sees the change).
+    for (const id of [dd.id, deliveryOfDeleted]) {
+      expect(await temporal.workflow.getHandle(webhookDeliveryWorkflowId(id, 1)).result()).toBe('stopped');
+    }
+    const seen = receiver.received(toDisable.path).length + receiver.received(toDelete.path).length;
+    expect((await settled(owner, toDisable, 'cancelled')).status).toBe('cancelled');
+    expect(receiver.received(toDisable.path).length + receiver.received(toDelete.path).length).toBe(seen);
+    const retry = await call('POST', `/v1/webhooks/${toDisable.id}/deliveries/${dd.id}/retry`, { token: owner.token });
+    expect(retry.status).toBe(409);
+  });
+
+  test('the address is checked again at send time: a stored URL that now points inside is refused, not sent', async () => {
+    const owner = await signup('wh-ssrf-send');
+    const hook = await register(owner, ['secret.created']);
+    // As if the URL had been stored before a policy change: only the send-time check stands in the way.
+    await db().query('UPDATE webhooks SET url = $1 WHERE id = $2', ['https://169.254.169.254/latest/meta-data/', hook.id]);
+    await putOk(owner, await newVault(owner), 'x', 'x');
+    const d = await settled(owner, hook, 'failed');
+    expect(d.attempt_count).toBe(1);
+    expect(d.attempts[0].error).toMatch(/^refused/);
+    expect(d.attempts[0].status_code).toBeUndefined();
+  });
+});
