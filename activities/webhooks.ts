@@ -1,27 +1,31 @@
-// Activities of the webhook-delivery workflow: thin adapters over domain/webhooks. The workflow
-// passes a delivery id and run; the event, URL and signing secret are read here, never carried
-// through Temporal history. Outcomes become Temporal's retry decisions.
-import { ApplicationFailure } from '@temporalio/activity';
-import type { WebhookSender } from '../domain/webhooks/sender.ts';
+// Activities of the webhook batch workflow: thin adapters over domain/webhooks. The workflow
+// passes a batch id and a round; events, URLs and signing secrets are read here, never carried
+// through Temporal history. The activity heartbeats while it sends, so a killed worker's round is
+// taken over within seconds.
+import { Context } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { markRunFailed } from '../domain/webhooks/delivery-repository.ts';
-
-/** The failure type the workflow's retry policy never retries. */
-export const WEBHOOK_REJECTED = 'WebhookRejected';
+import type { WebhookSender } from '../domain/webhooks/sender.ts';
+import { failPendingInBatch } from '../domain/webhooks/delivery-repository.ts';
 
 export type WebhookActivityDeps = { em: () => EntityManager; sender: WebhookSender };
 
+const HEARTBEAT_MS = 2_000;
+
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   return {
-    /** One attempt; throws to ask for another (retryable) or to stop retrying (WebhookRejected). */
-    async sendWebhook(deliveryId: string, run: number): Promise<'succeeded' | 'stopped'> {
-      const r = await deps.sender.attempt(deliveryId, run);
-      if (r.kind === 'retry') throw ApplicationFailure.retryable(r.message, 'WebhookFailed');
-      if (r.kind === 'give_up') throw ApplicationFailure.nonRetryable(r.message, WEBHOOK_REJECTED);
-      return r.kind;
+    /** One round of the batch; returns how many of its deliveries are still pending. */
+    async sendWebhookRound(batchId: string, round: number): Promise<number> {
+      const ctx = Context.current();
+      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+      try {
+        return await deps.sender.round(batchId, round);
+      } finally {
+        clearInterval(beat);
+      }
     },
-    async markWebhookDeliveryFailed(deliveryId: string, run: number): Promise<void> {
-      await markRunFailed(deps.em(), deliveryId, run);
+    /** The rounds are over: what is still pending failed. Returns how many. */
+    async failWebhookBatch(batchId: string): Promise<number> {
+      return failPendingInBatch(deps.em(), batchId);
     },
   };
 }

@@ -14,7 +14,7 @@ import { accountsAwaitingDeletion } from '../domain/accounts/account-deletion.ts
 import { createMailActivities } from '../activities/mail.ts';
 import { createAccountActivities } from '../activities/accounts.ts';
 import { WEBHOOKS_TASK_QUEUE, WebhooksClient } from '../domain/webhooks/client.ts';
-import { markRunsStarted, unstartedRunsOlderThan } from '../domain/webhooks/delivery-repository.ts';
+import { markBatchesStarted, unstartedBatchesOlderThan } from '../domain/webhooks/delivery-repository.ts';
 import { WebhookSender } from '../domain/webhooks/sender.ts';
 import type { OutboundClient } from '../domain/net/outbound/client.ts';
 import { createWebhookActivities } from '../activities/webhooks.ts';
@@ -52,12 +52,12 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
   {
     taskQueue: WEBHOOKS_TASK_QUEUE,
     activities: (d) => createWebhookActivities({ em: d.em, sender: new WebhookSender({ em: d.em, webhookKey: d.webhookKey, outbound: d.outbound }) }),
-    // Runs whose start failed (a manual retry while Temporal was down); the dispatcher's own
+    // Batches whose start failed (a manual retry while Temporal was down); the dispatcher's own
     // starts are repeated by the dispatcher, since their event stays undispatched until then.
     async redrive(d, olderThan) {
-      for (const r of await unstartedRunsOlderThan(d.em(), olderThan)) {
-        await d.webhooks.startDelivery(r.id, r.run);
-        await markRunsStarted(d.em(), [r]);
+      for (const b of await unstartedBatchesOlderThan(d.em(), olderThan)) {
+        await d.webhooks.startBatch(b.batch_id);
+        await markBatchesStarted(d.em(), [b.batch_id]);
       }
     },
   },

@@ -2,4 +2,4 @@
 // Code outside the workflow sandbox imports these as types only.
 export { mailDeliveryWorkflow } from './mail/mail-delivery.ts';
 export { accountDeletionWorkflow } from './accounts/account-deletion.ts';
-export { webhookDeliveryWorkflow } from './webhooks/webhook-delivery.ts';
+export { webhookBatchWorkflow } from './webhooks/webhook-batch.ts';

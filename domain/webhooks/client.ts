@@ -1,15 +1,14 @@
-// The webhooks area's Temporal client: the only place that starts webhook-delivery workflows and
-// spells their IDs and task queue. One workflow per delivery run: the delivery row's id is derived
-// from (event, webhook), so the dispatcher repeating itself after a crash starts nothing new.
+// The webhooks area's Temporal client: the only place that starts webhook delivery workflows and
+// spells their IDs and task queue. One workflow per batch of deliveries; the batch id is written
+// to the delivery rows before the start, so a dispatcher repeating itself after a crash starts
+// the same workflow id, never a second one.
 import type { Client } from '@temporalio/client';
-import type { webhookDeliveryWorkflow } from '../../workflows/webhooks/webhook-delivery.ts';
+import type { webhookBatchWorkflow } from '../../workflows/webhooks/webhook-batch.ts';
 import { startOnce } from '../temporal/start-workflow.ts';
 
 export const WEBHOOKS_TASK_QUEUE = 'vault-webhooks';
 
-/** Run 1 is the dispatcher's; each manual retry is a new run with its own workflow. */
-export const webhookDeliveryWorkflowId = (deliveryId: string, run: number) =>
-  run === 1 ? `webhook-delivery:${deliveryId}` : `webhook-delivery:${deliveryId}:${run}`;
+export const webhookBatchWorkflowId = (batchId: string) => `webhook-delivery-batch:${batchId}`;
 
 export class WebhooksClient {
   private readonly temporal: Client;
@@ -21,12 +20,12 @@ export class WebhooksClient {
     this.firstRetrySeconds = firstRetrySeconds;
   }
 
-  /** Starts a delivery run (once ever); throws if Temporal cannot be reached. */
-  async startDelivery(deliveryId: string, run: number): Promise<void> {
-    await startOnce<typeof webhookDeliveryWorkflow>(this.temporal, 'webhookDeliveryWorkflow', {
+  /** Starts a batch's workflow (never a second time); throws if Temporal cannot be reached. */
+  async startBatch(batchId: string): Promise<void> {
+    await startOnce<typeof webhookBatchWorkflow>(this.temporal, 'webhookBatchWorkflow', {
       taskQueue: WEBHOOKS_TASK_QUEUE,
-      workflowId: webhookDeliveryWorkflowId(deliveryId, run),
-      args: [{ deliveryId, run, firstRetrySeconds: this.firstRetrySeconds }],
+      workflowId: webhookBatchWorkflowId(batchId),
+      args: [{ batchId, firstRetrySeconds: this.firstRetrySeconds }],
     });
   }
 }

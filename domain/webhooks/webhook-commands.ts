@@ -17,7 +17,7 @@ import { isUuid } from '../ids.ts';
 import { unknownEventNames } from '../events/catalogue.ts';
 import { checkAddress, checkUrl, type Exemptions, type Resolver, type ResolvedAddress } from '../net/outbound/index.ts';
 import { generateWebhookSecret, sealWebhookSecret } from './webhook-secret.ts';
-import { markRunsStarted, type DeliveryStatus } from './delivery-repository.ts';
+import { markBatchesStarted, type DeliveryStatus } from './delivery-repository.ts';
 import {
   cancelPendingDeliveries, countWebhooks, deleteWebhook, findDelivery, findWebhook, insertWebhook, listDeliveries,
   listWebhooks, requeueDelivery, updateWebhook, withAttempts,
@@ -36,7 +36,7 @@ export type WebhookDeps = {
   /** Address ranges exempted from the outbound policy (OUTBOUND_ALLOW_CIDRS); empty in production. */
   exemptions: Exemptions;
   resolver: Resolver;
-  client: Pick<WebhooksClient, 'startDelivery'>;
+  client: Pick<WebhooksClient, 'startBatch'>;
   log: Logger;
 };
 
@@ -181,33 +181,33 @@ export class WebhookCommands {
     const p = callerOf(ctx);
     const em = this.d.db();
     await requireManager(em, p);
-    const run = await em.transactional((tx) => requeueDelivery(tx, p.orgId, webhookId, deliveryId));
-    if (run === null) {
+    const queued = await em.transactional((tx) => requeueDelivery(tx, p.orgId, webhookId, deliveryId));
+    if (queued === null) {
       // Nothing changed: tell why (not found, still running, or its webhook is off).
       const current = await this.loadDelivery(em, p.orgId, webhookId, deliveryId);
       if (current.status === 'pending') throw conflict('delivery is still in progress');
       throw conflict('webhook is disabled');
     }
-    await this.startRun(deliveryId, run);
+    await this.startRun(deliveryId, queued.batch_id);
     await this.d.audit.record(ctx, 'webhook.delivery_retry', {
-      resourceType: 'webhook_delivery', resourceId: deliveryId, details: { webhook_id: webhookId, run },
+      resourceType: 'webhook_delivery', resourceId: deliveryId, details: { webhook_id: webhookId, run: queued.run },
     });
     return this.loadDelivery(em, p.orgId, webhookId, deliveryId);
   }
 
   /** Never fails the request: the run is committed, and the sweeper starts what is left unstarted. */
-  private async startRun(deliveryId: string, run: number): Promise<void> {
+  private async startRun(deliveryId: string, batchId: string): Promise<void> {
     try {
-      await this.d.client.startDelivery(deliveryId, run);
+      await this.d.client.startBatch(batchId);
     } catch (e) {
-      this.d.log.warn('webhook retry: workflow not started now; the sweeper will start it', { deliveryId, run, error: (e as Error).message });
+      this.d.log.warn('webhook retry: workflow not started now; the sweeper will start it', { deliveryId, batchId, error: (e as Error).message });
       return;
     }
     try {
-      await markRunsStarted(this.d.db(), [{ id: deliveryId, run }]);
+      await markBatchesStarted(this.d.db(), [batchId]);
     } catch (e) {
-      // The sweeper's start of the same run is a no-op (one workflow id per run).
-      this.d.log.warn('webhook retry: run started but not marked', { deliveryId, run, error: (e as Error).message });
+      // The sweeper's start of the same batch is a no-op (one workflow id per batch).
+      this.d.log.warn('webhook retry: batch started but not marked', { deliveryId, batchId, error: (e as Error).message });
     }
   }
 

@@ -146,17 +146,19 @@ export async function withAttempts(em: EntityManager, deliveries: DeliveryRow[])
 }
 
 /**
- * Queues a new run of a finished delivery of an active webhook: the run number grows by one and
- * the sweeper will start it if the caller cannot. Returns the new run, or null when the delivery
- * is missing, still pending, or its webhook is disabled (the caller tells which).
+ * Queues a new run of a finished delivery of an active webhook, as a batch of its own: the run
+ * number grows by one, its attempts start from zero, and the sweeper will start the batch if the
+ * caller cannot. Returns the run and batch, or null when the delivery is missing, still pending,
+ * or its webhook is disabled (the caller tells which).
  */
-export async function requeueDelivery(tx: EntityManager, orgId: string, webhookId: string, deliveryId: string): Promise<number | null> {
+export async function requeueDelivery(tx: EntityManager, orgId: string, webhookId: string, deliveryId: string): Promise<{ run: number; batch_id: string } | null> {
   if (!isUuid(webhookId) || !isUuid(deliveryId)) return null;
-  const rows = await tx.execute<{ run: number }[]>(
+  const rows = await tx.execute<{ run: number; batch_id: string }[]>(
     `UPDATE webhook_deliveries d
-     SET status = 'pending', run = d.run + 1, queued_at = now(), workflow_started_at = NULL, completed_at = NULL
+     SET status = 'pending', run = d.run + 1, run_attempts = 0, batch_id = gen_random_uuid(),
+       queued_at = now(), workflow_started_at = NULL, completed_at = NULL
      WHERE d.id = ? AND d.webhook_id = ? AND d.org_id = ? AND d.status <> 'pending'
        AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.org_id = d.org_id AND w.is_active)
-     RETURNING d.run`, [deliveryId, webhookId, orgId]);
-  return rows[0]?.run ?? null;
+     RETURNING d.run, d.batch_id`, [deliveryId, webhookId, orgId]);
+  return rows[0] ?? null;
 }

@@ -27,7 +27,7 @@ export default async function globalSetup(): Promise<void> {
     RATE_LIMIT_RPS: '100000',
     RATE_LIMIT_BURST: '100000',
     LOG_LEVEL: 'warn',
-    // Webhook receivers in tests listen on 127.0.0.1; retries wait 0.1 s, 0.3 s, 0.9 s …
+    // Webhook receivers in tests listen on 127.0.0.1; retries wait 0.1 s, 0.3 s, 0.9 s … (the dev server fires timers under 1 s after about 1 s)
     OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
     WEBHOOK_RETRY_INITIAL_SECONDS: '0.1',
     ...kmsEnv(dataDir),

@@ -4,8 +4,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type Received = { at: number; headers: http.IncomingHttpHeaders; raw: string; body: any };
-/** What to answer the n-th request (1-based) of a path. */
-export type Responder = (n: number, req: Received) => { status: number; body?: string; headers?: Record<string, string> };
+export type Answer = { status: number; body?: string; headers?: Record<string, string> };
+/** What to answer the n-th request (1-based) of a path; a promise holds the answer back until it settles. */
+export type Responder = (n: number, req: Received) => Answer | Promise<Answer>;
 
 export type Receiver = {
   url: (path?: string) => string;
@@ -35,10 +36,11 @@ export async function startReceiver(): Promise<Receiver> {
       const list = log.get(path) ?? [];
       list.push(entry);
       log.set(path, list);
-      const answer = (responders.get(path) ?? acceptAll)(list.length, entry);
-      res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-      res.end(answer.body ?? '');
       for (const w of waiters.splice(0)) w();
+      void Promise.resolve((responders.get(path) ?? acceptAll)(list.length, entry)).then((answer) => {
+        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+        res.end(answer.body ?? '');
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -3,7 +3,7 @@
 import type { MailActivities } from '../../activities/mail.ts';
 import type { AccountActivities } from '../../activities/accounts.ts';
 import { ApplicationFailure } from '@temporalio/common';
-import { WEBHOOK_REJECTED, type WebhookActivities } from '../../activities/webhooks.ts';
+import type { WebhookActivities } from '../../activities/webhooks.ts';
 
 /** One scripted answer per call: a value, or an Error to throw. The last entry repeats. */
 export type Script<T> = (T | Error)[];
@@ -46,25 +46,25 @@ export function fakeAccountActivities(script: Script<boolean>) {
   return { calls, activities };
 }
 
-/** What sendWebhook throws when the receiver may recover (a 5xx, 408, 429, a timeout): retried. */
-export const webhookFailed = (message: string) => ApplicationFailure.retryable(message, 'WebhookFailed');
-/** What sendWebhook throws when trying again cannot help (another 4xx, a refused address): not retried. */
-export const webhookRejected = (message: string) => ApplicationFailure.nonRetryable(message, WEBHOOK_REJECTED);
-
-/** sendWebhook answers from the script (one entry per attempt) and notes when each attempt began. */
-export function fakeWebhookActivities(script: Script<'succeeded' | 'stopped'>, opts: { gate?: Promise<void> } = {}) {
-  const calls = { sendWebhook: [] as [string, number][], markWebhookDeliveryFailed: [] as [string, number][] };
-  /** performance.now() at the start of each sendWebhook attempt. */
+/**
+ * sendWebhookRound answers from the script (one entry per call: the pending count, or an Error:
+ * the infrastructure failing, which Temporal retries) and notes when each call began;
+ * failWebhookBatch answers `failed` (how many deliveries it marked failed).
+ */
+export function fakeWebhookActivities(script: Script<number>, opts: { gate?: Promise<void>; failed?: number } = {}) {
+  const calls = { sendWebhookRound: [] as [string, number][], failWebhookBatch: [] as string[] };
+  /** performance.now() at the start of each sendWebhookRound call. */
   const sentAt: number[] = [];
   const activities: WebhookActivities = {
-    async sendWebhook(deliveryId, run) {
+    async sendWebhookRound(batchId, round) {
       sentAt.push(performance.now());
-      calls.sendWebhook.push([deliveryId, run]);
+      calls.sendWebhookRound.push([batchId, round]);
       await opts.gate;
-      return answer(script, calls.sendWebhook.length - 1);
+      return answer(script, calls.sendWebhookRound.length - 1);
     },
-    async markWebhookDeliveryFailed(deliveryId, run) {
-      calls.markWebhookDeliveryFailed.push([deliveryId, run]);
+    async failWebhookBatch(batchId) {
+      calls.failWebhookBatch.push(batchId);
+      return opts.failed ?? 0;
     },
   };
   return { calls, sentAt, activities };

@@ -11,23 +11,23 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import type { mailDeliveryWorkflow } from '../../workflows/mail/mail-delivery.ts';
 import { MailClient, MAIL_TASK_QUEUE, mailDeliveryWorkflowId } from '../../domain/mail/client.ts';
 import { AccountsClient, ACCOUNTS_TASK_QUEUE, accountDeletionWorkflowId } from '../../domain/accounts/client.ts';
-import { WebhooksClient, WEBHOOKS_TASK_QUEUE, webhookDeliveryWorkflowId } from '../../domain/webhooks/client.ts';
+import { WebhooksClient, WEBHOOKS_TASK_QUEUE, webhookBatchWorkflowId } from '../../domain/webhooks/client.ts';
 import { HISTORIES_DIR, freshQueue, withWorker, type Harness } from './harness.ts';
-import { fakeAccountActivities, fakeMailActivities, fakeWebhookActivities, recordingLogger, webhookFailed, type Script } from './fakes.ts';
+import { fakeAccountActivities, fakeMailActivities, fakeWebhookActivities, recordingLogger, type Script } from './fakes.ts';
 import { SHORT_RETRY } from './mail-delivery.cases.ts';
 
 type Scenario = (h: Harness) => Promise<WorkflowHandle>;
 
 /**
- * A webhook delivery run as production starts it: through the webhooks client, which is where
- * production passes the first retry wait (Config.webhookRetryInitialSeconds); here a short one.
+ * A webhook batch as production starts it: through the webhooks client, which is where production
+ * passes the first retry wait (Config.webhookRetryInitialSeconds); here a short one.
  */
-async function webhookDelivery(h: Harness, script: Script<'succeeded' | 'stopped'>, firstRetrySeconds: number): Promise<WorkflowHandle> {
-  const deliveryId = randomUUID();
-  const fake = fakeWebhookActivities(script);
-  const handle = h.env.client.workflow.getHandle(webhookDeliveryWorkflowId(deliveryId, 1));
+async function webhookBatch(h: Harness, script: Script<number>, firstRetrySeconds: number, failed = 0): Promise<WorkflowHandle> {
+  const batchId = randomUUID();
+  const fake = fakeWebhookActivities(script, { failed });
+  const handle = h.env.client.workflow.getHandle(webhookBatchWorkflowId(batchId));
   await withWorker(h, WEBHOOKS_TASK_QUEUE, fake.activities, async () => {
-    await new WebhooksClient(h.env.client, firstRetrySeconds).startDelivery(deliveryId, 1);
+    await new WebhooksClient(h.env.client, firstRetrySeconds).startBatch(batchId);
     await handle.result();
   });
   return handle;
@@ -69,10 +69,11 @@ export const SCENARIOS: Record<string, Scenario> = {
     });
     return handle;
   },
-  // The first attempt fails retryably (a 503), the retry delivers.
-  'webhook-delivery-retried': (h) => webhookDelivery(h, [webhookFailed('the receiver answered 503'), 'succeeded'], 0.05),
-  // All 6 attempts fail retryably; the run is marked failed and the workflow returns 'failed'.
-  'webhook-delivery-exhausted': (h) => webhookDelivery(h, [webhookFailed('the receiver answered 503')], 0.01),
+  // Round 1 leaves one delivery pending; round 2, after the 50 ms wait (~1 s on the dev server), ends the batch.
+  'webhook-batch-retried': (h) => webhookBatch(h, [1, 0], 0.05),
+  // Deliveries stay pending through all 6 rounds (waits of 10, 30, 90, 270, 810 ms); the batch's
+  // pending deliveries are then marked failed (two, says the fake), which the workflow returns.
+  'webhook-batch-exhausted': (h) => webhookBatch(h, [2], 0.01, 2),
 };
 
 export const historyFile = (name: string) => path.join(HISTORIES_DIR, `${name}.json`);

@@ -3,7 +3,7 @@
 import { startHarness, type Harness } from './harness.ts';
 import { mailDeliveryTests } from './mail-delivery.cases.ts';
 import { accountDeletionTests } from './account-deletion.cases.ts';
-import { webhookDeliveryTests } from './webhook-delivery.cases.ts';
+import { webhookBatchTests } from './webhook-batch.cases.ts';
 import { replayTests } from './replay.cases.ts';
 
 let harness: Harness | undefined;
@@ -14,5 +14,5 @@ afterAll(async () => { await harness?.stop(); });
 
 describe('mail delivery workflow', () => mailDeliveryTests(h));
 describe('account deletion workflow', () => accountDeletionTests(h));
-describe('webhook delivery workflow', () => webhookDeliveryTests(h));
+describe('webhook batch workflow', () => webhookBatchTests(h));
 describe('replay of recorded histories', () => replayTests(h));
