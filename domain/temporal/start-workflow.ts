@@ -1,7 +1,7 @@
 // The ways an area client starts a workflow. Postgres already holds the intent (an outbox row,
 // a user in status `deleting`, a delivery row) before either runs; the workflow ID comes from the
 // domain id, so a repeated start never runs the work twice.
-import { WorkflowExecutionAlreadyStartedError, type Client, type Workflow, type WorkflowStartOptions } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type WorkflowIdReusePolicy, type Client, type Workflow, type WorkflowStartOptions } from '@temporalio/client';
 import type { Logger } from '../log.ts';
 
 export type WorkflowStart<W extends Workflow> = { taskQueue: string; workflowId: string; args: Parameters<W> };
@@ -9,14 +9,7 @@ export type WorkflowStart<W extends Workflow> = { taskQueue: string; workflowId:
 /** Best-effort start: a failure is logged and the worker's sweeper starts the workflow later. */
 export async function startOrLeaveToSweeper<W extends Workflow>(client: Client, log: Logger, workflowType: string, start: WorkflowStart<W>): Promise<void> {
   try {
-    await client.workflow.start<W>(workflowType, {
-      taskQueue: start.taskQueue,
-      workflowId: start.workflowId,
-      args: start.args,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      // TypeScript cannot relate WorkflowStartOptions' conditional `args` to a generic W; the
-      // callers' `args: Parameters<W>` is what keeps this typed.
-    } as unknown as WorkflowStartOptions<W>);
+    await startWithId(client, workflowType, start, {});
   } catch (e) {
     log.warn('could not start workflow now; it will be retried', { workflowId: start.workflowId, error: String(e) });
   }
@@ -29,14 +22,22 @@ export async function startOrLeaveToSweeper<W extends Workflow>(client: Client, 
  */
 export async function startOnce<W extends Workflow>(client: Client, workflowType: string, start: WorkflowStart<W>): Promise<void> {
   try {
-    await client.workflow.start<W>(workflowType, {
-      taskQueue: start.taskQueue,
-      workflowId: start.workflowId,
-      args: start.args,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    } as unknown as WorkflowStartOptions<W>);
+    await startWithId(client, workflowType, start, { workflowIdReusePolicy: 'REJECT_DUPLICATE' });
   } catch (e) {
     if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
   }
+}
+
+/** A running workflow with this ID is reused, never started twice. */
+async function startWithId<W extends Workflow>(client: Client, workflowType: string, start: WorkflowStart<W>,
+  extra: { workflowIdReusePolicy?: WorkflowIdReusePolicy }): Promise<void> {
+  await client.workflow.start<W>(workflowType, {
+    taskQueue: start.taskQueue,
+    workflowId: start.workflowId,
+    args: start.args,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    ...extra,
+    // TypeScript cannot relate WorkflowStartOptions' conditional `args` to a generic W; the
+    // callers' `args: Parameters<W>` is what keeps this typed.
+  } as unknown as WorkflowStartOptions<W>);
 }
