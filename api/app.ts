@@ -12,6 +12,7 @@ import { auditRequests } from './pipeline/audit.ts';
 import { rateLimit } from './pipeline/rate-limit.ts';
 import { authenticate } from './pipeline/authenticate.ts';
 import { ipFilter } from './pipeline/ip-filter.ts';
+import { codecCors } from './pipeline/codec-cors.ts';
 import { readJsonBody } from './body.ts';
 import { parseOrThrow } from './validate.ts';
 import { Problem, notFound } from '../domain/errors.ts';
@@ -32,6 +33,7 @@ export function createApp(s: ApiServices): { app: Koa<RequestState>; router: Rou
   app.use(auditRequests(s.audit));          // 1. audit record (sees the final status)
   app.use(problemDetails(s.log));           //    every error below becomes problem details
   app.use(rateLimit(s.rateLimiter));        // 2. global rate limit
+  app.use(codecCors(s.config));             //    CORS (and preflights) of the Temporal codec endpoint only
   //                                           3. payment (x402): arrives with the billing issue
   app.use(async (ctx, next) => {           //    nothing matched: 404 problem details
     await next();
@@ -61,7 +63,7 @@ async function handle(def: RouteDef, ctx: AppContext, s: ApiServices): Promise<v
   const params = def.params ? parseOrThrow(def.params, ctx.params ?? {}, 'path') : (ctx as unknown as { params: unknown }).params;
   const query = def.query ? parseOrThrow(def.query, ctx.query, 'query') : undefined;
   let body: unknown;
-  if (def.body) body = parseOrThrow(def.body, await readJsonBody(ctx, s.config.bodyLimitBytes), 'body');
+  if (def.body) body = parseOrThrow(def.body, await readJsonBody(ctx, def.bodyLimitBytes ?? s.config.bodyLimitBytes), 'body');
   const action: ActionContext = {
     principal: ctx.state.principal ?? null,
     clientIp: ctx.state.clientIp,

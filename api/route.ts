@@ -49,6 +49,8 @@ export type RouteDef<B = unknown, Q = unknown, P = unknown, S extends z.ZodType 
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
+  /** A larger body limit than BODY_LIMIT_BYTES for this route (the Temporal codec endpoint's histories). */
+  bodyLimitBytes?: number;
   /** The one success answer. Every status but 204 has a body described by a registered presenter schema. */
   success: { status: SuccessStatus; description: string; schema?: S };
   /** Problem statuses this route answers with besides the generic ones, with a short reason. */

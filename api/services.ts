@@ -25,6 +25,12 @@ import type { PasswordCommands } from '../domain/accounts/password-commands.ts';
 import type { EmailChangeCommands } from '../domain/accounts/email-change-commands.ts';
 import type { ApiKeyCommands } from '../domain/accounts/api-key-commands.ts';
 import type { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
+import type { ApprovalCommands } from '../domain/approvals/approval-commands.ts';
+import type { MemoryCommands } from '../domain/memory/memory-commands.ts';
+import type { RunCommands } from '../domain/automations/run-commands.ts';
+import type { PlatformOperators } from '../domain/auth/platform-operators.ts';
+import type { TemporalCodecCommands } from '../domain/temporal/codec-commands.ts';
+import type { AutomationCommands } from '../domain/automations/automation-commands.ts';
 
 export type ApiServices = {
   config: Config;
@@ -64,5 +70,17 @@ export type ApiServices = {
   personalKeys: ApiKeyCommands;
   /** Organization webhooks and their delivery history. */
   webhooks: WebhookCommands;
+  /** Human-in-the-loop approvals: agents request, humans decide. */
+  approvals: ApprovalCommands;
+  /** Per-agent namespaced memory. */
+  memory: MemoryCommands;
+  /** Automation runs: manual and webhook triggers, the run list and detail, cancel. */
+  runs: RunCommands;
+  /** Who the platform operators are (PLATFORM_ADMIN_EMAILS). */
+  platformOperators: PlatformOperators;
+  /** The Temporal codec endpoint for operators: decode/encode payloads, codec links for the UI. */
+  temporalCodec: TemporalCodecCommands;
+  /** Automations: CRUD, presets and webhook tokens (runs are `runs`). */
+  automations: AutomationCommands;
 
 };

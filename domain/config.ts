@@ -12,6 +12,15 @@ const optionalUrl = (protocols: string[]) =>
     { message: `must start with one of ${protocols.join(', ')}` },
   );
 
+/** A comma-separated list: entries trimmed, empty ones dropped. */
+const commaList = (v: string) => v.split(',').map((x) => x.trim()).filter((x) => x !== '');
+
+/** The Temporal UI's default port (the dev server's own default): operators bookmark it. */
+export const DEFAULT_TEMPORAL_UI_PORT = 8233;
+
+/** The origins a browser shows the Temporal UI on at `port`: both loopback spellings. */
+export const uiOriginsFor = (port: number) => [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
+
 const EnvSchema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -21,6 +30,25 @@ const EnvSchema = z.object({
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_CLI_PATH: z.string().optional(),
+  // The dev launcher serves the Temporal UI here; taken, it falls back to a free port and says so.
+  TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(DEFAULT_TEMPORAL_UI_PORT),
+  // Origins whose pages may call the codec endpoint (CORS); default: the dev UI on TEMPORAL_UI_PORT.
+  TEMPORAL_UI_ORIGINS: z.string().optional().transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const origins = commaList(v);
+    for (const o of origins) {
+      if (!isOrigin(o)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(o)} is not an origin (scheme://host[:port], no path), e.g. http://localhost:8233` });
+    }
+    return origins.map((o) => o.toLowerCase());
+  }),
+  // Platform operators (may decode Temporal payloads): accounts whose current e-mail is listed.
+  PLATFORM_ADMIN_EMAILS: z.string().default('').transform((v, ctx) => {
+    const emails = commaList(v).map((e) => e.toLowerCase());
+    for (const e of emails) {
+      if (!/^[^@\s]+@[^@\s]+$/.test(e)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(e)} is not an e-mail address` });
+    }
+    return [...new Set(emails)];
+  }),
   ROOT_KEY: z.string().optional().refine(
     (v) => v === undefined || v === '' || Buffer.from(v, 'base64').length === 32,
     { message: 'must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)' },
@@ -38,6 +66,8 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Seconds before a failed webhook delivery's first retry; each later wait is three times longer.
   WEBHOOK_RETRY_INITIAL_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
+  // Spec §8: an automation run may run 300 s (waiting for an approval does not count).
+  AUTOMATION_RUN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   // Comma-separated CIDRs the outbound client may reach although private (tests, local dev).
   OUTBOUND_ALLOW_CIDRS: z.string().default('').transform((v, ctx) => {
     const entries = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -59,6 +89,12 @@ export type Config = {
   temporalAddress: string | undefined;
   temporalNamespace: string;
   temporalCliPath: string | undefined;
+  /** Where the dev launcher serves the Temporal UI (a fallback port is used only if it is taken). */
+  temporalUiPort: number;
+  /** Exact origins allowed to call the Temporal codec endpoint from a browser. */
+  temporalUiOrigins: string[];
+  /** Lower-cased e-mails of platform operators (domain/auth/platform-operators.ts). */
+  platformAdminEmails: string[];
   rootKey: Buffer | undefined;
   kms: { backend: 'local' } | { backend: 'pkcs11'; modulePath: string; tokenLabel: string; pin: string };
   smtpUrl: string | undefined;
@@ -71,6 +107,8 @@ export type Config = {
   outboundAllowCidrs: string[];
   /** Wait before a webhook delivery's first retry (later waits grow threefold, at most 1 hour). */
   webhookRetryInitialSeconds: number;
+  /** Running time an automation run may take before it ends `timed_out`. */
+  automationRunTimeoutSeconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -103,6 +141,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     temporalAddress: e.TEMPORAL_ADDRESS,
     temporalNamespace: e.TEMPORAL_NAMESPACE,
     temporalCliPath: e.TEMPORAL_CLI_PATH,
+    temporalUiPort: e.TEMPORAL_UI_PORT,
+    temporalUiOrigins: e.TEMPORAL_UI_ORIGINS ?? uiOriginsFor(e.TEMPORAL_UI_PORT),
+    platformAdminEmails: e.PLATFORM_ADMIN_EMAILS,
     rootKey: e.ROOT_KEY ? Buffer.from(e.ROOT_KEY, 'base64') : undefined,
     kms: e.KMS_BACKEND === 'pkcs11'
       ? { backend: 'pkcs11', modulePath: e.PKCS11_MODULE!, tokenLabel: e.PKCS11_TOKEN_LABEL!, pin: e.PKCS11_PIN! }
@@ -115,5 +156,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     logLevel: e.LOG_LEVEL,
     outboundAllowCidrs: e.OUTBOUND_ALLOW_CIDRS,
     webhookRetryInitialSeconds: e.WEBHOOK_RETRY_INITIAL_SECONDS,
+    automationRunTimeoutSeconds: e.AUTOMATION_RUN_TIMEOUT_SECONDS,
   };
+}
+
+/** `scheme://host[:port]` exactly as browsers send it in Origin: no path, query or credentials. */
+function isOrigin(v: string): boolean {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === v.toLowerCase();
+  } catch {
+    return false;
+  }
 }

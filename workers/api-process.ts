@@ -9,6 +9,7 @@ import { migrate } from '../db/migrate.ts';
 import { hotReads } from '../db/hot-reads.ts';
 import { InvalidationBus } from '../domain/cache/invalidation-bus.ts';
 import { connectTemporal } from '../domain/temporal/connection.ts';
+import { temporalDataConverter } from '../domain/temporal/payload-codec.ts';
 import { createApp } from '../api/app.ts';
 import { buildApiServices } from './api-services.ts';
 
@@ -22,7 +23,8 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   await migrate(em(), (m) => log.info(m));
   const bus = new InvalidationBus(databaseUrl, (m) => log.warn(m));
   const hot = hotReads(databaseUrl);
-  const temporal = await connectTemporal(temporalAddress, config.temporalNamespace);
+  // The same codec as the worker's: what the api starts is sealed before it reaches history.
+  const temporal = await connectTemporal(temporalAddress, config.temporalNamespace, temporalDataConverter(core.temporalCodecKey));
   // Caches subscribe to the bus before it starts, so no invalidation is missed.
   const services = await buildApiServices({ config, log, core, hot, bus, temporal }, () => bus.start());
   const { audit } = services;

@@ -22,11 +22,6 @@ import { MemberCommands } from '../domain/org/member-commands.ts';
 import { InvitationCommands } from '../domain/org/invitation-commands.ts';
 import { IpRuleCommands } from '../domain/org/ip-rule-commands.ts';
 import { AuditLog } from '../domain/audit/audit-query.ts';
-import { SecretCommands } from '../domain/secrets/secret-commands.ts';
-import { SecretLookup } from '../domain/secrets/secret-lookup.ts';
-import { SecretReader } from '../domain/secrets/secret-read.ts';
-import { ReadCache } from '../domain/secrets/read-cache.ts';
-import { VersionedPolicyCache } from '../domain/policies/policy-cache.ts';
 import { PolicyCommands } from '../domain/policies/policy-commands.ts';
 import { AgentCommands } from '../domain/agents/agent-commands.ts';
 import { AgentTokenExchange } from '../domain/agents/agent-token.ts';
@@ -41,7 +36,20 @@ import { AttemptThrottle } from '../domain/accounts/attempt-throttle.ts';
 import { PasswordCheck } from '../domain/accounts/password-check.ts';
 import { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
 import { WebhooksClient } from '../domain/webhooks/client.ts';
+import { ApprovalCommands } from '../domain/approvals/approval-commands.ts';
+import { MemoryCommands } from '../domain/memory/memory-commands.ts';
+import { MemoryStore } from '../domain/memory/memory-store.ts';
+import { RunCommands } from '../domain/automations/run-commands.ts';
+import { AutomationsClient } from '../domain/automations/client.ts';
+import { secretCommands } from './secret-services.ts';
+import { AutomationSchedules } from '../domain/automations/schedules.ts';
+import { RunApprovalUpdates } from '../domain/automations/run-approval-gate.ts';
 import { parseExemptions, systemResolver } from '../domain/net/outbound/index.ts';
+import { PlatformOperators } from '../domain/auth/platform-operators.ts';
+import { TemporalCodecCommands } from '../domain/temporal/codec-commands.ts';
+import { EncryptionCodec } from '../domain/temporal/payload-codec.ts';
+import { CodecLinks } from '../domain/temporal/codec-links.ts';
+import { AutomationCommands } from '../domain/automations/automation-commands.ts';
 
 export type ApiWiring = { config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client };
 
@@ -63,6 +71,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   // The Temporal areas' clients (the only starters of their workflows); the Mailer seals outbox bodies.
   const accounts = new AccountsClient(w.temporal, log);
   const mailer = new Mailer(new MailClient(w.temporal, log), core.mailKey);
+  const platformOperators = new PlatformOperators(config.platformAdminEmails);
+  const automations = new AutomationsClient(w.temporal);
   return {
     config, log,
     audit, rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst), jwt, apiKeys, ipRules, kms: core.kms,
@@ -83,16 +93,25 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       db, audit: actionAudit, webhookKey: core.webhookKey, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
       client: new WebhooksClient(w.temporal, config.webhookRetryInitialSeconds), log,
     }),
+    approvals: new ApprovalCommands({
+      db, audit: actionAudit,
+      runGate: new RunApprovalUpdates(db, automations),
+    }),
+    memory: new MemoryCommands({ db, store: new MemoryStore(db), audit: actionAudit }),
+    runs: new RunCommands({ db, audit: actionAudit, client: automations, log, runTimeoutSeconds: config.automationRunTimeoutSeconds }),
+    platformOperators,
+    temporalCodec: new TemporalCodecCommands({
+      db, operators: platformOperators, codec: new EncryptionCodec(core.temporalCodecKey), links: new CodecLinks(core.temporalCodecLinkKey),
+      audit: actionAudit, namespace: config.temporalNamespace, publicUrl: config.publicUrl,
+    }),
+    automations: new AutomationCommands({
+      db, audit: actionAudit, log, publicUrl: config.publicUrl,
+      schedules: new AutomationSchedules(db, w.temporal, log),
+    }),
     ...accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper }),
   };
 }
 
-/** Secrets: one lookup (with its policy cache) shared by the reader (with its read cache) and the commands. */
-function secretCommands(d: { db: () => EntityManager; hot: HotReads; kms: Core['kms']; audit: ActionAudit }): SecretCommands {
-  const lookup = new SecretLookup(d.hot, new VersionedPolicyCache());
-  const reader = new SecretReader({ db: d.db, lookup, kms: d.kms, audit: d.audit, cache: new ReadCache() });
-  return new SecretCommands({ db: d.db, lookup, reader, kms: d.kms, audit: d.audit });
-}
 
 /** Accounts and personal credentials: one password throttle and one password check shared by all. */
 function accountAreas(d: {

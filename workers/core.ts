@@ -6,7 +6,13 @@ import { loadOrCreateRootKey, deriveKey } from '../domain/crypto/root-key.ts';
 import { openKms } from '../domain/crypto/kms/open-kms.ts';
 import type { Kms } from '../domain/crypto/kms/kms.ts';
 
-export type Core = { db: Db; kms: Kms; rootKey: Buffer; pepper: KeyObject; auditKey: KeyObject; jwtWrapKey: KeyObject; mailKey: KeyObject; webhookKey: KeyObject };
+export type Core = {
+  db: Db; kms: Kms; rootKey: Buffer; pepper: KeyObject; auditKey: KeyObject; jwtWrapKey: KeyObject; mailKey: KeyObject; webhookKey: KeyObject;
+  /** Seals every Temporal payload (domain/temporal/payload-codec.ts): Client, Worker and the codec endpoint. */
+  temporalCodecKey: KeyObject;
+  /** Signs operators' codec links for the Temporal UI (domain/temporal/codec-links.ts). */
+  temporalCodecLinkKey: KeyObject;
+};
 
 export async function openCore(config: Config, databaseUrl: string, poolMax?: number): Promise<Core> {
   const rootKey = loadOrCreateRootKey(config.dataDir, config.rootKey);
@@ -23,5 +29,7 @@ export async function openCore(config: Config, databaseUrl: string, poolMax?: nu
     mailKey: createSecretKey(deriveKey(rootKey, 'mail-outbox')),
     // Seals webhook signing secrets (domain/webhooks/webhook-secret.ts): sealed by the api, opened by the worker.
     webhookKey: createSecretKey(deriveKey(rootKey, 'webhook-signing-secrets')),
+    temporalCodecKey: createSecretKey(deriveKey(rootKey, 'temporal-payload-codec')),
+    temporalCodecLinkKey: createSecretKey(deriveKey(rootKey, 'temporal-codec-link')),
   };
 }

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../domain/config.ts';
+import { loadConfig, uiOriginsFor } from '../domain/config.ts';
 import { startEmbeddedPostgres } from '../db/embedded-postgres.ts';
 import { findTemporalCli, startTemporalDevServer } from './temporal-dev-server.ts';
 import { startApi } from './api-process.ts';
@@ -38,17 +38,22 @@ await runMain(async () => {
     let uiUrl: string | null = null;
     if (!temporalAddress) {
       const cli = findTemporalCli(projectRoot, config.temporalCliPath, say);
-      const temporal = await startTemporalDevServer(cli, config.dataDir, { ui: process.env.TEMPORAL_UI !== 'off' }, say);
+      const temporal = await startTemporalDevServer(cli, config.dataDir, { ui: process.env.TEMPORAL_UI !== 'off', uiPort: config.temporalUiPort }, say);
       stops.push({ name: 'the Temporal dev server', stop: temporal.stop });
       temporalAddress = temporal.address;
       uiUrl = temporal.uiUrl;
     }
+    // A UI that had to move to another port is the one the codec endpoint must answer (CORS).
+    const uiPort = uiUrl ? Number(new URL(uiUrl).port) : config.temporalUiPort;
+    const apiConfig = uiPort !== config.temporalUiPort && !process.env.TEMPORAL_UI_ORIGINS
+      ? { ...config, temporalUiOrigins: uiOriginsFor(uiPort) } : config;
     const worker = await startWorker(config, databaseUrl, temporalAddress);
     stops.push({ name: 'the worker', stop: worker.stop });
-    const api = await startApi(config, databaseUrl, temporalAddress);
+    const api = await startApi(apiConfig, databaseUrl, temporalAddress);
     stops.push({ name: 'the api', stop: api.stop });
     say(`API:         ${api.url}/v1  (health: ${api.url}/v1/health, OpenAPI: ${api.url}/v1/openapi.json)`);
     say(`Temporal:    ${temporalAddress}${uiUrl ? `  (UI: ${uiUrl})` : ''}`);
+    if (uiUrl) say(`Decoding payloads in the UI (platform operators): POST ${api.url}/v1/admin/temporal-codec/links, then paste its codec_endpoint into the UI's codec server settings.`);
     say(`First account: curl -s -X POST ${api.url}/v1/auth/signup -H 'content-type: application/json' -d '{"email":"you@example.com","password":"a-long-password"}'`);
     say('Mail is printed to this log unless SMTP_URL is set. Ctrl-C stops everything.');
     // For scripts and tests that drive a local stack: where everything listens.

@@ -44,10 +44,12 @@ function isExecutable(p: string): boolean {
 }
 
 export type DevTemporal = { address: string; uiUrl: string | null; stop: () => Promise<void> };
+/** `ui: false` runs headless; `uiPort` is where the UI should be (a free port if that one is taken). */
+export type DevTemporalOptions = { ui: boolean; uiPort: number };
 
 const STOP_GRACE_MS = 10_000;
 
-export async function startTemporalDevServer(cli: string, dataDir: string, opts: { ui: boolean }, log: (m: string) => void): Promise<DevTemporal> {
+export async function startTemporalDevServer(cli: string, dataDir: string, opts: DevTemporalOptions, log: (m: string) => void): Promise<DevTemporal> {
   fs.mkdirSync(dataDir, { recursive: true });
   const dbFile = path.join(dataDir, 'temporal.db');
   const pidFile = path.join(dataDir, 'temporal.pid');
@@ -60,7 +62,7 @@ export async function startTemporalDevServer(cli: string, dataDir: string, opts:
     '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
   let uiUrl: string | null = null;
   if (opts.ui) {
-    const uiPort = await freePort();
+    const uiPort = await uiPortToUse(opts.uiPort, log);
     args.push('--ui-port', String(uiPort));
     uiUrl = `http://127.0.0.1:${uiPort}`;
   } else {
@@ -91,6 +93,28 @@ export async function startTemporalDevServer(cli: string, dataDir: string, opts:
       fs.rmSync(pidFile, { force: true });
     },
   };
+}
+
+/**
+ * The UI stays on one port from start to start, so an operator's bookmark (and the codec settings
+ * the UI keeps per origin in the browser) keeps working. Only if something else holds it does the
+ * UI move, and the log says so loudly.
+ */
+async function uiPortToUse(wanted: number, log: (m: string) => void): Promise<number> {
+  if (await portIsFree(wanted)) return wanted;
+  const port = await freePort();
+  log(`WARNING: port ${wanted} for the Temporal UI is taken by another program; the UI is on port ${port} this time.`);
+  log(`WARNING: bookmarks of http://127.0.0.1:${wanted} (or localhost:${wanted}) do not reach it. Free port ${wanted}, or set TEMPORAL_UI_PORT to another fixed port.`);
+  return port;
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
 }
 
 /**

@@ -18,12 +18,21 @@ import { markBatchesStarted, unstartedBatchesOlderThan } from '../domain/webhook
 import { WebhookSender } from '../domain/webhooks/sender.ts';
 import type { OutboundClient } from '../domain/net/outbound/client.ts';
 import { createWebhookActivities } from '../activities/webhooks.ts';
+import { AUTOMATIONS_TASK_QUEUE, type AutomationsClient } from '../domain/automations/client.ts';
+import type { AutomationSchedules } from '../domain/automations/schedules.ts';
+import type { StepRunner } from '../domain/automations/step-runner.ts';
+import { openRunsBetween } from '../domain/automations/run-repository.ts';
+import { createAutomationActivities } from '../activities/automations.ts';
 
 /** What the worker process hands every area. */
 export type WorkerDeps = {
   em: () => EntityManager; kms: Kms; mailKey: KeyObject; transport: MailTransport; temporal: Client; log: Logger;
   webhookKey: KeyObject; outbound: OutboundClient; webhooks: WebhooksClient;
+  automations: AutomationsClient; schedules: AutomationSchedules; automationSteps: StepRunner; runTimeoutSeconds: number;
 };
+
+/** A run still `running` this long after its start cannot have a workflow (its time-out ended it). */
+const OPEN_RUN_HORIZON_SECONDS = 3600;
 
 export type TemporalArea = {
   taskQueue: string;
@@ -59,6 +68,23 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
         await d.webhooks.startBatch(b.batch_id);
         await markBatchesStarted(d.em(), [b.batch_id]);
       }
+    },
+  },
+  {
+    taskQueue: AUTOMATIONS_TASK_QUEUE,
+    activities: (d) => createAutomationActivities({
+      em: d.em, steps: d.automationSteps, schedules: d.schedules, log: d.log, runTimeoutSeconds: d.runTimeoutSeconds,
+    }),
+    // Runs whose start failed at trigger time (a no-op for runs whose workflow exists), and
+    // schedules behind their automation's row.
+    async redrive(d, olderThan) {
+      for (const r of await openRunsBetween(d.em(), olderThan, OPEN_RUN_HORIZON_SECONDS)) {
+        await d.automations.startRun({
+          runId: r.id, orgId: r.org_id, automationId: r.automation_id, agentId: r.agent_id, triggerType: r.trigger_source,
+          automationName: r.name, timeoutSeconds: d.runTimeoutSeconds,
+        });
+      }
+      await d.schedules.reconcile({ orphans: false });
     },
   },
 ];

@@ -15,6 +15,19 @@ import { connectTemporal } from '../domain/temporal/connection.ts';
 import { createMailTransport } from '../domain/mail/deliver.ts';
 import { workflowCodeOptions } from './worker-options.ts';
 import { TEMPORAL_AREAS, type WorkerDeps } from './temporal-registry.ts';
+import { AutomationsClient } from '../domain/automations/client.ts';
+import { AutomationSchedules } from '../domain/automations/schedules.ts';
+import { AutomationEventSubscriber } from '../domain/automations/event-subscriber.ts';
+import { StepRunner } from '../domain/automations/step-runner.ts';
+import { MemoryStore } from '../domain/memory/memory-store.ts';
+import { Mailer } from '../domain/mail/mailer.ts';
+import { MailClient } from '../domain/mail/client.ts';
+import { hotReads } from '../db/hot-reads.ts';
+import { AuditWriter } from '../domain/audit/audit-writer.ts';
+import { ActionAudit } from '../domain/audit/action-audit.ts';
+import { secretCommands } from './secret-services.ts';
+import { ensureSearchAttributes } from '../domain/temporal/search-attributes.ts';
+import { temporalDataConverter } from '../domain/temporal/payload-codec.ts';
 
 const SWEEP_EVERY_MS = 15_000;
 /** An intent this old whose workflow is not running had its start fail: start it again. */
@@ -42,22 +55,42 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   await migrate(em(), (m) => log.info(m));
   installQuietRuntime(config.logLevel);
   const connection = await NativeConnection.connect({ address: temporalAddress });
-  const temporal = await connectTemporal(temporalAddress, config.temporalNamespace);
+  // Every payload this worker and its client exchange with Temporal is encrypted (payload-codec.ts).
+  const dataConverter = temporalDataConverter(core.temporalCodecKey);
+  const temporal = await connectTemporal(temporalAddress, config.temporalNamespace, dataConverter);
+  await ensureSearchAttributes(temporal, config.temporalNamespace);
   const webhooks = new WebhooksClient(temporal, config.webhookRetryInitialSeconds);
+  const outbound = createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) });
+  // Automation steps act as their agent through the same secret commands as the api (own
+  // caches; each read is decided against the database's current rows).
+  const hot = hotReads(databaseUrl, 4, 'ocv-worker');
+  const audit = new ActionAudit(new AuditWriter(hot, core.auditKey, log));
+  const automations = new AutomationsClient(temporal);
+  const schedules = new AutomationSchedules(em, temporal, log);
+  const automationSteps = new StepRunner({
+    db: em, outbound, memory: new MemoryStore(em),
+    secrets: secretCommands({ db: em, hot, kms: core.kms, audit }),
+    mailer: new Mailer(new MailClient(temporal, log), core.mailKey),
+  });
   const deps: WorkerDeps = {
     em, kms: core.kms, mailKey: core.mailKey, temporal, log,
     transport: createMailTransport(config.smtpUrl, config.mailFrom, log),
-    webhookKey: core.webhookKey, webhooks,
-    outbound: createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) }),
+    webhookKey: core.webhookKey, webhooks, outbound,
+    automations, schedules, automationSteps, runTimeoutSeconds: config.automationRunTimeoutSeconds,
   };
   const code = await workflowCodeOptions();
   const workers = await Promise.all(TEMPORAL_AREAS.map((area) => Worker.create({
-    connection, namespace: config.temporalNamespace, ...code, taskQueue: area.taskQueue, activities: area.activities(deps),
+    connection, namespace: config.temporalNamespace, ...code, dataConverter, taskQueue: area.taskQueue, activities: area.activities(deps),
   })));
   const runs = workers.map((w) => w.run());
   // Every subscriber of the event outbox; automation triggers join webhooks here.
-  const dispatcher = new OutboxDispatcher({ databaseUrl, em, log, subscribers: [new WebhookSubscriber(em, webhooks)] });
+  const dispatcher = new OutboxDispatcher({
+    databaseUrl, em, log,
+    subscribers: [new WebhookSubscriber(em, webhooks), new AutomationEventSubscriber(em, automations, log, config.automationRunTimeoutSeconds)],
+  });
   await dispatcher.start();
+  // Schedules of automations changed while Temporal was unreachable, and of deleted automations.
+  await schedules.reconcile({ orphans: true }).catch((e) => log.warn('schedule reconcile failed; retried by the sweeper', { error: String(e) }));
   const sweep = async () => {
     for (const area of TEMPORAL_AREAS) await area.redrive(deps, REDRIVE_AFTER_SECONDS);
   };
@@ -72,6 +105,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
       await Promise.allSettled(runs);
       await temporal.connection.close();
       await connection.close();
+      await hot.close();
       await core.kms.close();
       await core.db.close();
     },

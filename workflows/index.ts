@@ -3,3 +3,5 @@
 export { mailDeliveryWorkflow } from './mail/mail-delivery.ts';
 export { accountDeletionWorkflow } from './accounts/account-deletion.ts';
 export { webhookBatchWorkflow } from './webhooks/webhook-batch.ts';
+export { automationRunWorkflow } from './automations/automation-run.ts';
+export { automationScheduleTickWorkflow } from './automations/schedule-tick.ts';

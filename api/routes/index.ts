@@ -17,6 +17,11 @@ import { agentRoutes } from './agents/agents.ts';
 import { agentTokenRoutes } from './agents/agent-token.ts';
 import { enrollRoutes } from './agents/enroll.ts';
 import { webhookRoutes } from './webhooks/webhooks.ts';
+import { approvalRoutes } from './approvals/approvals.ts';
+import { memoryRoutes } from './agents/memory.ts';
+import { temporalCodecRoutes } from './admin/temporal-codec.ts';
+import { runRoutes } from './automations/runs.ts';
+import { automationRoutes } from './automations/automations.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
@@ -24,6 +29,10 @@ export function allRoutes(): RouteDef[] {
     ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
     ...vaultRoutes, ...secretRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes,
     ...webhookRoutes,
+    ...approvalRoutes, ...memoryRoutes,
+    ...automationRoutes,
+    ...temporalCodecRoutes,
+    ...runRoutes,
   ];
   const everything: RouteDef[] = [...healthRoutes(() => everything), ...routes];
   return everything;

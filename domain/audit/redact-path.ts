@@ -3,6 +3,7 @@ const SECRET_SEGMENTS: RegExp[] = [
   /(\/webhook\/)[^/]+/g,            // automation webhook tokens
   /(\/v1\/platform\/claim\/)[^/]+/g, // platform claim tokens
   /(\/v1\/agent-enrollments\/)[^/]+/g, // agent enrollment approval tokens
+  /(\/v1\/admin\/temporal-codec\/links\/)[^/]+/g, // operators' codec links for the Temporal UI
 ];
 
 export function redactPath(path: string): string {

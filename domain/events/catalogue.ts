@@ -50,6 +50,7 @@ export const EMITTED_EVENTS = [
   'secret.created', 'secret.updated', 'secret.rotated', 'secret.deleted',
   'policy.created', 'policy.updated', 'policy.deleted',
   'agent.created', 'agent.deleted',
+  'approval.created', 'approval.decided',
 ] as const;
 
 export type DomainEvent = (typeof EMITTED_EVENTS)[number];

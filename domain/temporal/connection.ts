@@ -1,7 +1,10 @@
 // One Temporal client connection per process; the area clients (domain/<area>/client.ts) share it.
+// The data converter carries the payload codec (domain/temporal/payload-codec.ts): without it the
+// client would write plaintext to history, and could not read what the workers sealed.
 import { Connection, Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 
-export async function connectTemporal(address: string, namespace: string): Promise<Client> {
+export async function connectTemporal(address: string, namespace: string, dataConverter?: DataConverter): Promise<Client> {
   const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
+  return new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
 }

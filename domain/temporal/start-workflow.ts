@@ -4,7 +4,12 @@
 import { WorkflowExecutionAlreadyStartedError, type WorkflowIdReusePolicy, type Client, type Workflow, type WorkflowStartOptions } from '@temporalio/client';
 import type { Logger } from '../log.ts';
 
-export type WorkflowStart<W extends Workflow> = { taskQueue: string; workflowId: string; args: Parameters<W> };
+export type WorkflowStart<W extends Workflow> = {
+  taskQueue: string; workflowId: string; args: Parameters<W>;
+  /** For operators: what the Temporal UI filters on, and human names shown with the workflow. */
+  typedSearchAttributes?: WorkflowStartOptions<W>['typedSearchAttributes'];
+  memo?: Record<string, unknown>;
+};
 
 /** Best-effort start: a failure is logged and the worker's sweeper starts the workflow later. */
 export async function startOrLeaveToSweeper<W extends Workflow>(client: Client, log: Logger, workflowType: string, start: WorkflowStart<W>): Promise<void> {
@@ -35,6 +40,8 @@ async function startWithId<W extends Workflow>(client: Client, workflowType: str
     taskQueue: start.taskQueue,
     workflowId: start.workflowId,
     args: start.args,
+    ...(start.typedSearchAttributes ? { typedSearchAttributes: start.typedSearchAttributes } : {}),
+    ...(start.memo ? { memo: start.memo } : {}),
     workflowIdConflictPolicy: 'USE_EXISTING',
     ...extra,
     // TypeScript cannot relate WorkflowStartOptions' conditional `args` to a generic W; the

@@ -3,10 +3,11 @@
 // signatures. Retries with backoff, exhaustion, non-retryable answers, manual retry, disabled and
 // deleted webhooks, and the SSRF check at send time.
 import { createHmac } from 'node:crypto';
-import { Connection, Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { call, closeDb, db, eventually, signup, type Account } from '../helpers/api.ts';
 import { newVault, putOk, rnd, secretUrl } from '../helpers/vault-fixtures.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
+import { stackTemporalClient } from '../helpers/temporal-client.ts';
 import { verifyBodyHex } from '../../domain/webhooks/signature.ts';
 import { webhookBatchWorkflowId } from '../../domain/webhooks/client.ts';
 
@@ -15,7 +16,7 @@ let temporal: Client;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }) });
+  temporal = await stackTemporalClient();
 });
 afterAll(async () => {
   await receiver.close();

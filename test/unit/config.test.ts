@@ -24,6 +24,32 @@ describe('configuration', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(ConfigError);
   });
 
+  test('TEMPORAL_UI_PORT: 8233 unless set; the codec CORS origins follow it unless TEMPORAL_UI_ORIGINS is set', () => {
+    const d = loadConfig({});
+    expect(d.temporalUiPort).toBe(8233);
+    expect(d.temporalUiOrigins).toEqual(['http://localhost:8233', 'http://127.0.0.1:8233']);
+    const c = loadConfig({ TEMPORAL_UI_PORT: '9000' });
+    expect(c.temporalUiPort).toBe(9000);
+    expect(c.temporalUiOrigins).toEqual(['http://localhost:9000', 'http://127.0.0.1:9000']);
+    expect(() => loadConfig({ TEMPORAL_UI_PORT: '0' })).toThrow(/TEMPORAL_UI_PORT/);
+    expect(() => loadConfig({ TEMPORAL_UI_PORT: 'http' })).toThrow(/TEMPORAL_UI_PORT/);
+  });
+
+  test('TEMPORAL_UI_ORIGINS is a comma-separated list of exact origins', () => {
+    expect(loadConfig({ TEMPORAL_UI_ORIGINS: ' https://Temporal.example.com , http://[::1]:8233' }).temporalUiOrigins)
+      .toEqual(['https://temporal.example.com', 'http://[::1]:8233']);
+    for (const bad of ['*', 'https://ui.example.com/', 'https://ui.example.com/path', 'ftp://x.example', 'localhost:8233', 'https://u:p@x.example']) {
+      expect(() => loadConfig({ TEMPORAL_UI_ORIGINS: bad })).toThrow(/TEMPORAL_UI_ORIGINS/);
+    }
+  });
+
+  test('PLATFORM_ADMIN_EMAILS: comma-separated, trimmed, lower-cased; none by default', () => {
+    expect(loadConfig({}).platformAdminEmails).toEqual([]);
+    expect(loadConfig({ PLATFORM_ADMIN_EMAILS: ' Ops@Example.com,, second@example.org , ops@example.com' }).platformAdminEmails)
+      .toEqual(['ops@example.com', 'second@example.org']);
+    expect(() => loadConfig({ PLATFORM_ADMIN_EMAILS: 'ops@example.com,not-an-address' })).toThrow(/PLATFORM_ADMIN_EMAILS.*not-an-address/);
+  });
+
   test('a missing required variable is named', () => {
     expect(() => loadConfig({}, ['DATABASE_URL', 'TEMPORAL_ADDRESS'])).toThrow(/DATABASE_URL, TEMPORAL_ADDRESS/);
   });

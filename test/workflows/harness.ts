@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
 import { findTemporalCli } from '../../workers/temporal-dev-server.ts';
+import { VAULT_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attribute-keys.ts';
 
 export const projectRoot = path.resolve(__dirname, '..', '..');
 export const WORKFLOWS_SOURCE = path.join(projectRoot, 'workflows', 'index.ts');
@@ -28,7 +29,8 @@ export async function startHarness(): Promise<Harness> {
   const cli = findTemporalCli(projectRoot, process.env.TEMPORAL_CLI_PATH, (m) => process.stderr.write(`${m}\n`));
   const [env, code] = await Promise.all([
     TestWorkflowEnvironment.createLocal({
-      server: { executable: { type: 'existing-path', path: cli }, ip: '127.0.0.1', log: { format: 'pretty', level: 'error' } },
+      // The same custom search attributes the worker registers at start (domain/temporal/search-attributes.ts).
+      server: { executable: { type: 'existing-path', path: cli }, ip: '127.0.0.1', log: { format: 'pretty', level: 'error' }, searchAttributes: VAULT_SEARCH_ATTRIBUTES },
       client: { identity: IDENTITY },
     }),
     bundle(WORKFLOWS_SOURCE),

@@ -5,6 +5,7 @@ import { mailDeliveryTests } from './mail-delivery.cases.ts';
 import { accountDeletionTests } from './account-deletion.cases.ts';
 import { webhookBatchTests } from './webhook-batch.cases.ts';
 import { replayTests } from './replay.cases.ts';
+import { automationRunTests } from './automation-run.cases.ts';
 
 let harness: Harness | undefined;
 const h = () => harness!;
@@ -15,4 +16,5 @@ afterAll(async () => { await harness?.stop(); });
 describe('mail delivery workflow', () => mailDeliveryTests(h));
 describe('account deletion workflow', () => accountDeletionTests(h));
 describe('webhook batch workflow', () => webhookBatchTests(h));
+describe('automation run workflow', () => automationRunTests(h));
 describe('replay of recorded histories', () => replayTests(h));

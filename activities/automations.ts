@@ -1,0 +1,109 @@
+// Activities of the automation workflows: thin adapters over domain/automations (run rows, the
+// step runner, approvals). The workflow passes ids and step parameters; every write is guarded by
+// the status it leaves, so a repeated activity changes nothing twice.
+import { Context } from '@temporalio/activity';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../domain/log.ts';
+import type { StepRunner } from '../domain/automations/step-runner.ts';
+import type { StepType } from '../domain/automations/spec/step-types.ts';
+import type {
+  ApprovalDecision, ApprovalOutcome, ApprovalStart, RunActor, RunEndInput, RunPlan, StepResult,
+} from '../domain/automations/engine/run-io.ts';
+import type { AutomationSchedules } from '../domain/automations/schedules.ts';
+import { parseWorkflowSpec } from '../domain/automations/spec/workflow-spec.ts';
+import { finishRun, loadRunPlan, moveRun } from '../domain/automations/run-repository.ts';
+import { createScheduledRun, type ScheduledRunStart } from '../domain/automations/scheduled-run.ts';
+import { createApproval, applyDecision, applyExpiry, expireRunApprovals } from '../domain/approvals/approval-events.ts';
+import { findApprovalById } from '../domain/approvals/approval-repository.ts';
+
+export type AutomationActivityDeps = {
+  em: () => EntityManager;
+  steps: StepRunner;
+  schedules: AutomationSchedules;
+  log: Logger;
+  runTimeoutSeconds: number;
+};
+
+export function createAutomationActivities(d: AutomationActivityDeps) {
+  return {
+    /** The run's plan, or null when the run already ended (or its automation was deleted). */
+    async loadRun(runId: string): Promise<RunPlan | { invalid: string; actor: RunActor; context: Record<string, unknown> } | null> {
+      const row = await loadRunPlan(d.em(), runId);
+      if (!row || (row.status !== 'running' && row.status !== 'awaiting_approval')) return null;
+      const actor: RunActor = { runId, orgId: row.org_id, agentId: row.agent_id, automationId: row.automation_id };
+      try {
+        return { actor, steps: parseWorkflowSpec(row.workflow_spec), context: row.context };
+      } catch (e) {
+        // Validated when it was stored; a spec that no longer passes (rules tightened since) fails the run.
+        return { invalid: `the automation's workflow_spec is no longer valid: ${(e as Error).message}`, actor, context: row.context };
+      }
+    },
+
+    async runStep(actor: RunActor, type: StepType, params: Record<string, unknown>): Promise<unknown> {
+      return d.steps.run(actor, type, params);
+    },
+
+    /** Parks the run: the approval record and the run's move to awaiting_approval, in one transaction. */
+    async requestApproval(actor: RunActor, params: Record<string, unknown>, stepResults: StepResult[]): Promise<ApprovalStart> {
+      const expiresInMs = Number(params.expires_in_secs ?? 86_400) * 1000;
+      return d.em().transactional(async (tx) => {
+        const approval = await createApproval(tx, {
+          orgId: actor.orgId, agentId: actor.agentId, runId: actor.runId, automationId: actor.automationId,
+          action: String(params.action ?? 'automation_step'),
+          targetType: 'automation_run', targetId: actor.runId,
+          summary: typeof params.summary === 'object' && params.summary !== null ? params.summary as Record<string, unknown> : { text: String(params.summary ?? '') },
+          reason: typeof params.reason === 'string' ? params.reason : null,
+          riskTier: Number(params.risk_tier ?? 1),
+          expiresAt: new Date(Date.now() + expiresInMs),
+        });
+        await moveRun(tx, actor.runId, 'running', 'awaiting_approval', stepResults);
+        return { approvalId: approval.id, expiresInMs };
+      });
+    },
+
+    /** A human's decision, through the run's Update: null when the approval is no longer pending. */
+    async decideRunApproval(runId: string, dec: ApprovalDecision): Promise<ApprovalOutcome | null> {
+      return d.em().transactional(async (tx) => {
+        const row = await applyDecision(tx, dec.approvalId, dec.decision, dec.reason, dec.decidedBy);
+        if (!row) return null;
+        if (row.status === 'approved') await moveRun(tx, runId, 'awaiting_approval', 'running');
+        return outcomeOf(row);
+      });
+    },
+
+    /** The approval's time is up: expire it, unless a decision landed first (then that decision). */
+    async expireRunApproval(runId: string, approvalId: string): Promise<ApprovalOutcome> {
+      return d.em().transactional(async (tx) => {
+        const expired = await applyExpiry(tx, approvalId);
+        const row = expired ?? await findApprovalById(tx, approvalId);
+        if (!row) return { approvalId, status: 'expired', decidedBy: null, decisionReason: null };
+        if (row.status === 'approved') await moveRun(tx, runId, 'awaiting_approval', 'running');
+        return outcomeOf(row);
+      });
+    },
+
+    /** The final write; approvals the run still waited on expire with it. */
+    async finishRun(runId: string, end: RunEndInput): Promise<boolean> {
+      return d.em().transactional(async (tx) => {
+        const moved = await finishRun(tx, runId, end);
+        if (moved) await expireRunApprovals(tx, runId);
+        return moved;
+      });
+    },
+
+    /** A schedule's tick: the run record (idempotent per tick) and the schedule's next time. */
+    async startScheduledRun(automationId: string): Promise<ScheduledRunStart | null> {
+      // The tick's own workflow id (the schedule's id and the scheduled time) names the run.
+      const tickId = Context.current().info.workflowExecution!.workflowId;
+      const start = await createScheduledRun(d.em(), automationId, tickId, d.runTimeoutSeconds, d.log);
+      await d.schedules.refreshNextRun(automationId).catch((e) => d.log.warn('next run time not refreshed', { automationId, error: String(e) }));
+      return start;
+    },
+  };
+}
+
+function outcomeOf(row: { id: string; status: string; decided_by: string | null; decision_reason: string | null }): ApprovalOutcome {
+  return { approvalId: row.id, status: row.status as ApprovalOutcome['status'], decidedBy: row.decided_by, decisionReason: row.decision_reason };
+}
+
+export type AutomationActivities = ReturnType<typeof createAutomationActivities>;

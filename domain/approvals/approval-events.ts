@@ -1,0 +1,73 @@
+// Every change of an approval together with its outbox event, in the caller's transaction: the
+// API's commands and the automation run activities both go through here, so no approval is
+// created or decided without its `approval.created` / `approval.decided` event. The event data
+// names the approval and its outcome, never the summary (which may quote what the agent wants).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { emitEvent } from '../events/outbox.ts';
+import {
+  decidePending, expirePending, expirePendingOfRun, insertApproval,
+  type ApprovalDecisionStatus, type ApprovalRow, type NewApprovalRow,
+} from './approval-repository.ts';
+
+/** How long an approval waits for a human unless its creator says otherwise. */
+export const DEFAULT_APPROVAL_TTL_MS = 24 * 60 * 60 * 1000;
+
+export type NewApproval = NewApprovalRow;
+
+/** A human's decision on a pending approval, as RunApprovalGate.decide receives it. */
+export type ApprovalDecision = {
+  approvalId: string;
+  decision: ApprovalDecisionStatus;
+  reason: string | null;
+  /** The deciding user's id. */
+  decidedBy: string;
+};
+
+function eventData(a: ApprovalRow): Record<string, unknown> {
+  return {
+    approval_id: a.id, action: a.action, target_type: a.target_type, target_id: a.target_id, risk_tier: a.risk_tier,
+    status: a.status,
+    ...(a.run_id ? { run_id: a.run_id } : {}),
+    ...(a.agent_id ? { agent_id: a.agent_id } : {}),
+    ...(a.decided_by ? { decided_by: a.decided_by } : {}),
+  };
+}
+
+/** Inserts the approval (pending) and emits `approval.created`. */
+export async function createApproval(tx: EntityManager, input: NewApproval): Promise<ApprovalRow> {
+  const row = await insertApproval(tx, input);
+  await emitEvent(tx, row.org_id, 'approval.created', eventData(row));
+  return row;
+}
+
+/**
+ * Records the decision if the approval is still pending and not past its expiry, and emits
+ * `approval.decided`; null (nothing written) otherwise.
+ */
+export async function applyDecision(tx: EntityManager, approvalId: string, decision: ApprovalDecisionStatus, reason: string | null,
+  decidedBy: string): Promise<ApprovalRow | null> {
+  const row = await decidePending(tx, approvalId, decision, reason, decidedBy);
+  if (row) await emitEvent(tx, row.org_id, 'approval.decided', eventData(row));
+  return row;
+}
+
+/** Ends a pending approval as `expired` (e.g. a run's own wait ran out) and emits `approval.decided`; null if not pending. */
+export async function applyExpiry(tx: EntityManager, approvalId: string): Promise<ApprovalRow | null> {
+  const row = await expirePending(tx, approvalId);
+  if (row) await emitEvent(tx, row.org_id, 'approval.decided', eventData(row));
+  return row;
+}
+
+/** The run ended: every approval it still waited on expires, each with its `approval.decided`. */
+export async function expireRunApprovals(tx: EntityManager, runId: string): Promise<ApprovalRow[]> {
+  const rows = await expirePendingOfRun(tx, runId);
+  for (const row of rows) await emitEvent(tx, row.org_id, 'approval.decided', eventData(row));
+  return rows;
+}
+
+/** Lazy expiry: like applyExpiry, but only once the approval is past its expires_at. */
+export async function applyOverdueExpiry(tx: EntityManager, approvalId: string): Promise<ApprovalRow | null> {
+  const row = await expirePending(tx, approvalId, true);
+  if (row) await emitEvent(tx, row.org_id, 'approval.decided', eventData(row));
+  return row;
+}

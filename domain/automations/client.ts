@@ -1,0 +1,58 @@
+// The automations area's Temporal client: the only place that starts run workflows, spells their
+// IDs and task queue, and reaches a running run with an Update (cancel, approval decisions).
+// Schedules (cron triggers) live in schedules.ts.
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { automationRunWorkflow } from '../../workflows/automations/automation-run.ts';
+import { cancelRunUpdate, decideApprovalUpdate } from '../../workflows/automations/run-messages.ts';
+import type { ApprovalDecision, ApprovalOutcome, FinalStatus } from './engine/run-io.ts';
+import { startOnce } from '../temporal/start-workflow.ts';
+import { AUTOMATIONS_TASK_QUEUE, runMemo, runSearchAttributes, runWorkflowId, type RunStart } from './run-attributes.ts';
+
+export { AUTOMATIONS_TASK_QUEUE, runWorkflowId } from './run-attributes.ts';
+export type { RunStart } from './run-attributes.ts';
+
+/** An Update the run refused (validator) or could not take (no such workflow). */
+export type NotApplied = 'not_applicable' | 'no_workflow';
+
+export class AutomationsClient {
+  private readonly temporal: Client;
+
+  constructor(temporal: Client) {
+    this.temporal = temporal;
+  }
+
+  /** Starts the run's workflow (never a second one); throws if Temporal cannot be reached. */
+  async startRun(s: RunStart): Promise<void> {
+    await startOnce<typeof automationRunWorkflow>(this.temporal, 'automationRunWorkflow', {
+      taskQueue: AUTOMATIONS_TASK_QUEUE,
+      workflowId: runWorkflowId(s.runId),
+      args: [{ runId: s.runId, timeoutSeconds: s.timeoutSeconds }],
+      typedSearchAttributes: runSearchAttributes(s),
+      memo: runMemo(s),
+    });
+  }
+
+  /** Asks the run to stop; resolves once its final status is written. */
+  async cancelRun(runId: string, by: string): Promise<FinalStatus | NotApplied> {
+    return this.update(runId, () => this.temporal.workflow.getHandle(runWorkflowId(runId)).executeUpdate(cancelRunUpdate, { args: [{ by }] }));
+  }
+
+  /** Hands a human's decision to the run waiting on the approval. */
+  async decideApproval(runId: string, d: ApprovalDecision): Promise<ApprovalOutcome | null | NotApplied> {
+    return this.update(runId, () => this.temporal.workflow.getHandle(runWorkflowId(runId)).executeUpdate(decideApprovalUpdate, { args: [d] }));
+  }
+
+  private async update<T>(runId: string, call: () => Promise<T>): Promise<T | NotApplied> {
+    try {
+      return await call();
+    } catch (e) {
+      if (e instanceof WorkflowNotFoundError) return 'no_workflow';
+      // The validator refused it (the run moved on), or the workflow closed meanwhile.
+      if (e instanceof WorkflowUpdateFailedError) return 'not_applicable';
+      if ((e as { name?: string }).name === 'WorkflowNotFoundError' || /workflow execution already completed/i.test(String((e as Error).message))) {
+        return 'not_applicable';
+      }
+      throw e;
+    }
+  }
+}

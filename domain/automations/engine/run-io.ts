@@ -1,0 +1,54 @@
+// What the run workflow and its activities pass each other (types only; workflow-safe). The
+// workflow history holds these, encrypted by the payload codec; ids and step outputs, never keys.
+import type { Step, StepType } from '../spec/step-types.ts';
+
+/** Who a step acts as: the automation's agent, within its organization. */
+export type RunActor = { runId: string; orgId: string; agentId: string; automationId: string };
+
+export type RunPlan = {
+  actor: RunActor;
+  steps: Step[];
+  /** trigger / webhook_payload / input / _event, as the trigger stored them. */
+  context: Record<string, unknown>;
+};
+
+export type StepStatus = 'success' | 'failed' | 'skipped' | 'cancelled';
+
+export type StepResult = {
+  index: number;
+  name?: string;
+  type: StepType;
+  status: StepStatus;
+  output?: unknown;
+  error?: string;
+  /** Sub-steps of a condition. */
+  steps?: StepResult[];
+  started_at?: string;
+  finished_at?: string;
+};
+
+export type ApprovalStart = { approvalId: string; expiresInMs: number };
+
+export type ApprovalDecision = { approvalId: string; decision: 'approved' | 'rejected'; reason: string | null; decidedBy: string };
+
+/** An approval as the run sees it once it is no longer pending. */
+export type ApprovalOutcome = {
+  approvalId: string;
+  status: 'approved' | 'rejected' | 'expired' | 'pending';
+  decidedBy: string | null;
+  decisionReason: string | null;
+};
+
+export type FinalStatus = 'success' | 'failed' | 'timed_out' | 'cancelled';
+
+export type RunEndInput = {
+  status: FinalStatus;
+  error: string | null;
+  stepResults: StepResult[];
+  context: Record<string, unknown>;
+  tokensUsed: number;
+  costCents: number;
+};
+
+/** The error type of a step that failed for a reason of its own (not the infrastructure). */
+export const STEP_FAILED = 'StepFailed';

@@ -1,0 +1,33 @@
+// A schedule tick becomes a run: the run's id is derived from the tick's workflow id, so a tick
+// whose activity is retried (or a worker that crashed after the insert) names the same run, and
+// counts once against the monthly quota. A tick of a paused, deleted or over-quota automation
+// starts nothing.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../log.ts';
+import type { RunStart } from './run-attributes.ts';
+import { insertRun } from './run-repository.ts';
+import { derivedUuid } from '../ids.ts';
+import { Problem } from '../errors.ts';
+
+export type ScheduledRunStart = RunStart;
+
+export async function createScheduledRun(em: EntityManager, automationId: string, tickId: string, timeoutSeconds: number, log: Logger): Promise<ScheduledRunStart | null> {
+  const rows = await em.execute<{ org_id: string; agent_id: string; name: string; trigger_type: string; is_active: boolean }[]>(
+    'SELECT org_id, agent_id, name, trigger_type, is_active FROM automations WHERE id = ?', [automationId]);
+  const a = rows[0];
+  if (!a || !a.is_active || a.trigger_type !== 'cron') return null;
+  const runId = derivedUuid(`schedule-tick:${tickId}`);
+  try {
+    await em.transactional((tx) => insertRun(tx, {
+      id: runId, orgId: a.org_id, automationId, agentId: a.agent_id, source: 'cron',
+      context: { trigger: { type: 'cron', fired_at: new Date().toISOString() } },
+    }));
+  } catch (e) {
+    if (e instanceof Problem && e.status === 403) {
+      log.warn('scheduled run not started: monthly run limit reached', { automationId, orgId: a.org_id });
+      return null;
+    }
+    throw e;
+  }
+  return { runId, orgId: a.org_id, automationId, agentId: a.agent_id, triggerType: 'cron', automationName: a.name, timeoutSeconds };
+}

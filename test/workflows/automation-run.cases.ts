@@ -1,0 +1,177 @@
+// The automation run workflow with swapped activities: every state move of spec §3 (success,
+// failed with its error, timed_out by the workflow's own timer, cancelled while running and while
+// awaiting approval), approvals approved, rejected and expired, templates and conditions between
+// steps, and the redaction of secret values in what the run records.
+import { randomUUID } from 'node:crypto';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { automationRunWorkflow } from '../../workflows/automations/automation-run.ts';
+import { cancelRunUpdate, decideApprovalUpdate, runViewQuery } from '../../workflows/automations/run-messages.ts';
+import type { AutomationActivities } from '../../activities/automations.ts';
+import type { Step } from '../../domain/automations/spec/step-types.ts';
+import type { ApprovalOutcome, RunEndInput, RunPlan } from '../../domain/automations/engine/run-io.ts';
+import { freshQueue, withWorker, until, type Harness } from './harness.ts';
+
+type Fake = {
+  activities: AutomationActivities;
+  ends: RunEndInput[];
+  stepCalls: { type: string; params: Record<string, unknown> }[];
+  approvals: string[];
+  release: () => void;
+};
+
+/** Fake activities over a fixed plan. `answers` gives each activity step's output (or error) by type. */
+function fakeActivities(steps: Step[], answers: Record<string, unknown> = {}, opts: { holdSteps?: boolean; context?: Record<string, unknown> } = {}): Fake {
+  const ends: RunEndInput[] = [];
+  const stepCalls: Fake['stepCalls'] = [];
+  const approvals: string[] = [];
+  let release = () => {};
+  const held = new Promise<void>((r) => { release = r; });
+  const decided = new Map<string, ApprovalOutcome>();
+  const activities = {
+    async loadRun(runId: string): Promise<RunPlan> {
+      return { actor: { runId, orgId: 'o', agentId: 'a', automationId: 'x' }, steps, context: opts.context ?? {} };
+    },
+    async runStep(_actor: unknown, type: string, params: Record<string, unknown>) {
+      stepCalls.push({ type, params });
+      if (opts.holdSteps) await held;
+      const a = answers[type];
+      if (a instanceof Error) throw ApplicationFailure.create({ message: a.message, type: 'StepFailed', nonRetryable: true });
+      return a ?? { ok: true };
+    },
+    async requestApproval() {
+      const approvalId = randomUUID();
+      approvals.push(approvalId);
+      return { approvalId, expiresInMs: Number(answers.approvalExpiresInMs ?? 60_000) };
+    },
+    async decideRunApproval(_runId: string, d: { approvalId: string; decision: 'approved' | 'rejected'; reason: string | null; decidedBy: string }) {
+      if (decided.has(d.approvalId)) return null;
+      const o: ApprovalOutcome = { approvalId: d.approvalId, status: d.decision, decidedBy: d.decidedBy, decisionReason: d.reason };
+      decided.set(d.approvalId, o);
+      return o;
+    },
+    async expireRunApproval(_runId: string, approvalId: string): Promise<ApprovalOutcome> {
+      return decided.get(approvalId) ?? { approvalId, status: 'expired', decidedBy: null, decisionReason: null };
+    },
+    async finishRun(_runId: string, end: RunEndInput) {
+      ends.push(end);
+      return true;
+    },
+    async startScheduledRun() { return null; },
+  } as unknown as AutomationActivities;
+  return { activities, ends, stepCalls, approvals, release: () => release() };
+}
+
+const step = (type: Step['type'], params: Record<string, unknown> = {}, extra: Partial<Step> = {}): Step => ({ type, params, ...extra });
+
+async function run(h: Harness, fake: Fake, timeoutSeconds: number, during?: (handle: WorkflowHandle<typeof automationRunWorkflow>) => Promise<void>) {
+  const q = freshQueue('automation');
+  return withWorker(h, q, fake.activities, async () => {
+    const handle = await h.env.client.workflow.start<typeof automationRunWorkflow>('automationRunWorkflow', {
+      taskQueue: q, workflowId: `test-automation-run:${randomUUID()}`, args: [{ runId: randomUUID(), timeoutSeconds }],
+    });
+    if (during) await during(handle);
+    return handle.result();
+  });
+}
+
+export function automationRunTests(h: () => Harness): void {
+  test('steps run in order; templates and conditions see earlier outputs; the end is written once as success', async () => {
+    const fake = fakeActivities([
+      step('log', { message: 'hello {{webhook_payload.who}}' }, { name: 'greet' }),
+      step('http', { url: 'https://example.test/{{steps.greet.message}}', method: 'POST' }),
+      step('condition', {}, { expression: '{{steps.1.status}} == 200', if_true: [step('log', { message: 'was {{steps.1.status}}' })], if_false: [step('log', { message: 'no' })] }),
+      step('log', { message: 'skipped' }, { skip_if: '{{steps.1.status}} >= 200' }),
+    ], { http: { status: 200, body: 'ok' } }, { context: { webhook_payload: { who: 'world' } } });
+    const result = await run(h(), fake, 30);
+    expect(result).toEqual({ status: 'success', error: null });
+    expect(fake.stepCalls).toEqual([{ type: 'http', params: { url: 'https://example.test/hello world', method: 'POST' } }]);
+    expect(fake.ends).toHaveLength(1);
+    const [end] = fake.ends;
+    expect(end!.status).toBe('success');
+    expect(end!.stepResults.map((r) => r.status)).toEqual(['success', 'success', 'success', 'skipped']);
+    expect(end!.stepResults[2]!.output).toEqual({ result: true, branch: 'if_true', steps: [{ message: 'was 200' }] });
+  });
+
+  test('a failing step ends the run failed, with the step and its error named; later steps do not run', async () => {
+    const fake = fakeActivities([step('http', { url: 'https://x.test' }), step('memory_put', { key: 'k', value: 1 })], { http: new Error('request failed (refused): not allowed') });
+    const result = await run(h(), fake, 30);
+    expect(result.status).toBe('failed');
+    expect(result.error).toBe('step 0 (http): request failed (refused): not allowed');
+    expect(fake.stepCalls.map((c) => c.type)).toEqual(['http']);
+    expect(fake.ends[0]!.stepResults).toEqual([expect.objectContaining({ index: 0, status: 'failed', error: 'request failed (refused): not allowed' })]);
+  });
+
+  test('a run longer than its time-out ends timed_out, and the final status is still written', async () => {
+    const fake = fakeActivities([step('wait', { duration_secs: 20 })]);
+    const result = await run(h(), fake, 1);
+    expect(result).toEqual({ status: 'timed_out', error: 'the run exceeded 1 s of running time' });
+    expect(fake.ends.map((e) => e.status)).toEqual(['timed_out']);
+    expect(fake.ends[0]!.stepResults[0]!.status).toBe('cancelled');
+  });
+
+  test('cancel while a step runs: the run ends cancelled and the update answers with that status', async () => {
+    const fake = fakeActivities([step('http', { url: 'https://x.test' }), step('log', { message: 'never' })], {}, { holdSteps: true });
+    const result = await run(h(), fake, 60, async (handle) => {
+      await until('the http step started', () => fake.stepCalls.length === 1);
+      // Answered while the step is still in flight: the run does not wait for it.
+      expect(await handle.executeUpdate(cancelRunUpdate, { args: [{ by: 'user-1' }] })).toBe('cancelled');
+      fake.release();
+    });
+    expect(result.status).toBe('cancelled');
+    expect(fake.ends.map((e) => e.status)).toEqual(['cancelled']);
+  });
+
+  test('approval: the run waits (its clock paused), then an approve resumes it to success', async () => {
+    const fake = fakeActivities([step('approval_request', { summary: 'pay', expires_in_secs: 600 }), step('log', { message: 'after {{steps.0.status}}' })]);
+    const result = await run(h(), fake, 1, async (handle) => {
+      await until('the run waits', async () => (await handle.query(runViewQuery)).status === 'awaiting_approval');
+      // Wall time longer than the 1 s time-out passes (the thing under test, not a wait for a
+      // condition): waiting for a human does not count against the run's running time.
+      await new Promise((r) => setTimeout(r, 1_500));
+      const approvalId = fake.approvals[0]!;
+      await expect(handle.executeUpdate(decideApprovalUpdate, { args: [{ approvalId: randomUUID(), decision: 'approved', reason: null, decidedBy: 'u' }] }))
+        .rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+      const outcome = await handle.executeUpdate(decideApprovalUpdate, { args: [{ approvalId, decision: 'approved', reason: 'fine', decidedBy: 'u' }] });
+      expect(outcome).toEqual({ approvalId, status: 'approved', decidedBy: 'u', decisionReason: 'fine' });
+    });
+    expect(result.status).toBe('success');
+    expect(fake.ends[0]!.stepResults[1]!.output).toEqual({ message: 'after approved' });
+  });
+
+  test('approval rejected → failed with the reason; approval expired → failed', async () => {
+    const rejected = fakeActivities([step('approval_request', { summary: 'x' })]);
+    const r1 = await run(h(), rejected, 30, async (handle) => {
+      await until('the run waits', async () => (await handle.query(runViewQuery)).status === 'awaiting_approval');
+      await handle.executeUpdate(decideApprovalUpdate, { args: [{ approvalId: rejected.approvals[0]!, decision: 'rejected', reason: 'too much', decidedBy: 'u' }] });
+    });
+    expect(r1).toEqual({ status: 'failed', error: 'step 0 (approval_request): approval rejected: too much' });
+    const expiring = fakeActivities([step('approval_request', { summary: 'x' })], { approvalExpiresInMs: 1_000 });
+    const r2 = await run(h(), expiring, 30);
+    expect(r2).toEqual({ status: 'failed', error: 'step 0 (approval_request): approval expired without a decision' });
+  });
+
+  test('cancel while awaiting approval → cancelled', async () => {
+    const fake = fakeActivities([step('approval_request', { summary: 'x' })]);
+    const result = await run(h(), fake, 30, async (handle) => {
+      await until('the run waits', async () => (await handle.query(runViewQuery)).status === 'awaiting_approval');
+      expect(await handle.executeUpdate(cancelRunUpdate, { args: [{ by: 'u' }] })).toBe('cancelled');
+    });
+    expect(result.status).toBe('cancelled');
+  });
+
+  test('a secret value read by get_secret is usable in templates but recorded as [redacted] everywhere', async () => {
+    const fake = fakeActivities([
+      step('get_secret', { vault_id: 'v', path: 'p' }, { name: 'key' }),
+      step('http', { url: 'https://x.test', headers: { authorization: 'Bearer {{steps.key.value}}' } }),
+      step('log', { message: 'used {{steps.key.value}}' }),
+    ], { get_secret: { value: 's3cr3t-value', version: 1 }, http: { status: 200, body: 'echo s3cr3t-value' } });
+    const result = await run(h(), fake, 30);
+    expect(result.status).toBe('success');
+    expect(fake.stepCalls[1]!.params).toEqual({ url: 'https://x.test', headers: { authorization: 'Bearer s3cr3t-value' } });
+    const recorded = JSON.stringify(fake.ends[0]);
+    expect(recorded).not.toContain('s3cr3t-value');
+    expect(fake.ends[0]!.stepResults[0]!.output).toEqual({ value: '[redacted]', version: 1 });
+    expect(fake.ends[0]!.stepResults[2]!.output).toEqual({ message: 'used [redacted]' });
+  });
+}

@@ -1,0 +1,252 @@
+// One automation run (spec §2.13, §2.14, §3), workflow ID `automation-run:<run id>`. Steps
+// without I/O (log, condition, templates, skip_if/run_if, wait) are evaluated here; steps with
+// I/O are local activities (short, no task-queue round trip). The run's row is written when it
+// parks on an approval, when it resumes and when it ends: the end is written in a
+// non-cancellable scope, so a timed-out or cancelled run always gets its final status.
+//
+// Time-out: `timeoutSeconds` of running time (300 s by default), measured by a timer here. Time
+// spent waiting for a human's decision does not count; the approval's own expiry bounds it.
+// Cancel and approval decisions arrive as Updates: the caller learns the outcome, and a request
+// that no longer applies (run ended, approval already decided) is rejected by the validator
+// without touching the history.
+import {
+  ActivityCancellationType, ApplicationFailure, CancellationScope, condition, isCancellation, proxyLocalActivities, setHandler, sleep, upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { AutomationActivities } from '../../activities/automations.ts';
+import type { Step, StepType, TemplateScope } from '../../domain/automations/spec/step-types.ts';
+import type { ApprovalOutcome, FinalStatus, RunEndInput, StepResult } from '../../domain/automations/engine/run-io.ts';
+import { STEP_FAILED } from '../../domain/automations/engine/run-io.ts';
+import { resolveTemplates } from '../../domain/automations/engine/templates.ts';
+import { evaluateCondition, shouldRunStep } from '../../domain/automations/engine/conditions.ts';
+import { REDACTED, redact } from '../../domain/automations/engine/redaction.ts';
+import { VaultRunStatus } from '../../domain/temporal/search-attribute-keys.ts';
+
+import { cancelRunUpdate, decideApprovalUpdate, runViewQuery, type RunView } from './run-messages.ts';
+
+export type AutomationRunArgs = { runId: string; timeoutSeconds: number };
+export type AutomationRunResult = { status: FinalStatus | 'gone'; error: string | null };
+
+const WAIT_MAX_SECONDS = 30;
+/** Steps whose parameters end up readable by people (agent memory, chat, e-mail, a log line). */
+const DISCLOSING_STEPS: readonly StepType[] = ['memory_put', 'notify'];
+
+class StepFailure extends Error {}
+
+export async function automationRunWorkflow(a: AutomationRunArgs): Promise<AutomationRunResult> {
+  // Reads and bookkeeping are retried; steps that change the world (http, notify, writes) run at
+  // most once per attempt of the run: a retried POST could act twice.
+  const io = proxyLocalActivities<AutomationActivities>({
+    startToCloseTimeout: '20 seconds',
+    retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 8 },
+  });
+  // A cancelled or timed-out run does not wait for a step in flight to notice (an http step can
+  // take 30 s): TRY_CANCEL reports the cancellation at once; the activity's own time-out ends it.
+  const once = proxyLocalActivities<AutomationActivities>({
+    startToCloseTimeout: '40 seconds', retry: { maximumAttempts: 1 }, cancellationType: ActivityCancellationType.TRY_CANCEL,
+  });
+  const reads = proxyLocalActivities<AutomationActivities>({
+    startToCloseTimeout: '15 seconds', retry: { initialInterval: '200 milliseconds', maximumAttempts: 3, nonRetryableErrorTypes: [STEP_FAILED] },
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+  });
+  const STEP_PROXY: Record<StepType, typeof io> = {
+    log: io, wait: io, condition: io, approval_request: io,
+    http: once, notify: once, put_secret: once, rotate_generate: once, memory_put: once,
+    get_secret: reads, memory_get: reads, memory_search: reads,
+  };
+
+  let view: RunView = { status: 'running', step: null, approvalId: null };
+  let ending: 'timeout' | 'cancel' | null = null;
+  let closing = false;
+  let finalStatus: FinalStatus | null = null;
+  let decision: ApprovalOutcome | null = null;
+  const steps = new CancellationScope();
+
+  setHandler(runViewQuery, () => view);
+  setHandler(cancelRunUpdate, async () => {
+    ending ??= 'cancel';
+    steps.cancel();
+    await condition(() => finalStatus !== null);
+    return finalStatus!;
+  }, {
+    validator: (_request: { by: string }) => {
+      if (closing || ending !== null) throw new Error(`run is ${view.status}; only running or awaiting_approval runs can be cancelled`);
+    },
+  });
+  setHandler(decideApprovalUpdate, async (d) => {
+    const outcome = await io.decideRunApproval(a.runId, d);
+    if (outcome && outcome.status !== 'pending') decision = outcome;
+    return outcome;
+  }, {
+    validator: (d) => {
+      if (closing || view.approvalId !== d.approvalId || decision !== null) throw new Error('the run is not waiting on this approval');
+    },
+  });
+
+  const loaded = await io.loadRun(a.runId);
+  if (loaded === null) return { status: 'gone', error: null };
+  if ('invalid' in loaded) {
+    const end: RunEndInput = { status: 'failed', error: loaded.invalid, stepResults: [], context: loaded.context, tokensUsed: 0, costCents: 0 };
+    await io.finishRun(a.runId, end);
+    finalStatus = 'failed';
+    return { status: 'failed', error: loaded.invalid };
+  }
+  const plan = loaded;
+
+  // The running-time budget: paused while a human decides.
+  let usedMs = 0;
+  let clockSince: number | null = Date.now();
+  const pauseClock = () => { if (clockSince !== null) { usedMs += Date.now() - clockSince; clockSince = null; } };
+  const resumeClock = () => { clockSince ??= Date.now(); };
+  let done = false;
+  const watchdog = (async () => {
+    while (!done) {
+      if (clockSince === null) { await condition(() => clockSince !== null || done); continue; }
+      const left = a.timeoutSeconds * 1000 - usedMs - (Date.now() - clockSince);
+      if (left <= 0) { ending ??= 'timeout'; steps.cancel(); return; }
+      await condition(() => clockSince === null || done, left);
+    }
+  })();
+
+  const scope: TemplateScope = { steps: {}, ...plan.context };
+  const secrets: string[] = [];
+  const results: StepResult[] = [];
+
+  const setStatus = (status: RunView['status']) => {
+    view = { ...view, status };
+    upsertSearchAttributes([{ key: VaultRunStatus, value: status }]);
+  };
+
+  async function approval(params: Record<string, unknown>): Promise<unknown> {
+    const started = await io.requestApproval(plan!.actor, params, redact(results, secrets) as StepResult[]);
+    view = { ...view, approvalId: started.approvalId };
+    setStatus('awaiting_approval');
+    pauseClock();
+    const decided = await condition(() => decision !== null, started.expiresInMs);
+    const outcome = decided ? decision! : await io.expireRunApproval(a.runId, started.approvalId);
+    decision = null;
+    view = { ...view, approvalId: null };
+    resumeClock();
+    if (outcome.status !== 'approved') {
+      throw new StepFailure(outcome.status === 'rejected'
+        ? `approval rejected${outcome.decisionReason ? `: ${outcome.decisionReason}` : ''}` : 'approval expired without a decision');
+    }
+    setStatus('running');
+    return { approval_id: outcome.approvalId, status: outcome.status, decided_by: outcome.decidedBy, decision_reason: outcome.decisionReason };
+  }
+
+  async function execute(step: Step): Promise<unknown> {
+    if (step.type === 'condition') return undefined; // handled by runList
+    const params = resolveTemplates(step.params, scope) as Record<string, unknown>;
+    switch (step.type) {
+      case 'log': {
+        const message = params.message ?? params.prompt ?? '';
+        return { message: typeof message === 'string' ? message : JSON.stringify(message) };
+      }
+      case 'wait': {
+        const secs = Number(params.duration_secs);
+        if (!Number.isFinite(secs) || secs <= 0 || secs > WAIT_MAX_SECONDS) {
+          throw new StepFailure(`duration_secs: must be a number of seconds above 0 and at most ${WAIT_MAX_SECONDS}`);
+        }
+        await sleep(secs * 1000);
+        return { waited_secs: secs };
+      }
+      case 'approval_request':
+        return approval(params);
+      default: {
+        // A credential read by this run may be sent where it is used (an http step's header) or
+        // stored as a secret, but never put where other people read it: memory, chat, e-mail.
+        if (DISCLOSING_STEPS.includes(step.type) && secrets.some((v) => JSON.stringify(params).includes(JSON.stringify(v).slice(1, -1)))) {
+          throw new StepFailure(`a secret value read by this run cannot be passed to a ${step.type} step`);
+        }
+        const output = await STEP_PROXY[step.type].runStep(plan!.actor, step.type, params);
+        if (step.type === 'get_secret') {
+          const value = (output as { value?: unknown }).value;
+          if (typeof value === 'string') secrets.push(value);
+        }
+        return output;
+      }
+    }
+  }
+
+  async function runList(list: Step[], into: StepResult[], topLevel: boolean): Promise<unknown[]> {
+    const outputs: unknown[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const step = list[i]!;
+      const entry: StepResult = { index: i, type: step.type, status: 'success', ...(step.name ? { name: step.name } : {}) };
+      into.push(entry);
+      if (topLevel) view = { ...view, step: i };
+      if (!shouldRunStep(step, scope)) {
+        entry.status = 'skipped';
+        outputs.push(null);
+        continue;
+      }
+      entry.started_at = new Date().toISOString();
+      try {
+        let output: unknown;
+        if (step.type === 'condition') {
+          const result = evaluateCondition(step.expression ?? '', scope);
+          entry.steps = [];
+          const branch = result ? 'if_true' : 'if_false';
+          output = { result, branch, steps: await runList((result ? step.if_true : step.if_false) ?? [], entry.steps, false) };
+        } else {
+          output = await execute(step);
+        }
+        entry.output = output;
+        outputs.push(output);
+        if (topLevel) scope.steps[String(i)] = output;
+        if (step.name) scope.steps[step.name] = output;
+      } catch (e) {
+        if (isCancellation(e)) { entry.status = 'cancelled'; throw e; }
+        entry.status = 'failed';
+        entry.error = messageOf(e);
+        throw new StepFailure(topLevel ? `step ${i} (${step.type}${step.name ? ` "${step.name}"` : ''}): ${entry.error}` : `${step.type}: ${entry.error}`);
+      } finally {
+        entry.finished_at = new Date().toISOString();
+      }
+    }
+    return outputs;
+  }
+
+  let status: FinalStatus = 'success';
+  let error: string | null = null;
+  try {
+    await steps.run(() => runList(plan.steps, results, true));
+  } catch (e) {
+    if (isCancellation(e) && ending === 'timeout') { status = 'timed_out'; error = `the run exceeded ${a.timeoutSeconds} s of running time`; }
+    else if (isCancellation(e)) { status = 'cancelled'; }
+    else { status = 'failed'; error = messageOf(e); }
+  }
+  closing = true;
+  done = true;
+  await watchdog;
+  const end: RunEndInput = {
+    status, error: error === null ? null : (redact(error, secrets) as string),
+    stepResults: redactOutputs(results, secrets),
+    context: { ...plan.context, steps: redact(scope.steps, secrets) as Record<string, unknown> },
+    tokensUsed: 0, costCents: 0,
+  };
+  await CancellationScope.nonCancellable(() => io.finishRun(a.runId, end));
+  finalStatus = status;
+  setStatus(status);
+  return { status, error: end.error };
+}
+
+/** get_secret outputs lose their value; every other occurrence of a read value is masked too. */
+function redactOutputs(results: StepResult[], secrets: string[]): StepResult[] {
+  const masked = results.map((r): StepResult => ({
+    ...r,
+    ...(r.type === 'get_secret' && r.output && typeof r.output === 'object' ? { output: { ...(r.output as object), value: REDACTED } } : {}),
+    ...(r.steps ? { steps: redactOutputs(r.steps, secrets) } : {}),
+  }));
+  return redact(masked, secrets) as StepResult[];
+}
+
+function messageOf(e: unknown): string {
+  if (e instanceof ApplicationFailure || e instanceof Error) {
+    // An activity's failure arrives wrapped: the step's own message is in its cause.
+    const cause = (e as { cause?: unknown }).cause;
+    if (cause instanceof Error && cause.message) return cause.message;
+    return e.message;
+  }
+  return String(e);
+}

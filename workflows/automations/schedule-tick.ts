@@ -1,0 +1,32 @@
+// What an automation's Temporal Schedule starts at each cron time: the run record (an activity),
+// then the run itself as a child workflow `automation-run:<run id>`, waited for, so the
+// schedule's overlap policy (SKIP: a tick while the previous run is still going is skipped)
+// covers the whole run, approval waits included.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ParentClosePolicy, executeChild, proxyActivities } from '@temporalio/workflow';
+import type { AutomationActivities } from '../../activities/automations.ts';
+import { AUTOMATIONS_TASK_QUEUE, runMemo, runSearchAttributes, runWorkflowId } from '../../domain/automations/run-attributes.ts';
+import { automationRunWorkflow } from './automation-run.ts';
+
+export async function automationScheduleTickWorkflow(automationId: string): Promise<string | null> {
+  const { startScheduledRun } = proxyActivities<AutomationActivities>({
+    startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 10 },
+  });
+  const s = await startScheduledRun(automationId);
+  if (!s) return null;
+  try {
+    await executeChild(automationRunWorkflow, {
+      workflowId: runWorkflowId(s.runId),
+      taskQueue: AUTOMATIONS_TASK_QUEUE,
+      args: [{ runId: s.runId, timeoutSeconds: s.timeoutSeconds }],
+      typedSearchAttributes: runSearchAttributes(s),
+      memo: runMemo(s),
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+  } catch (e) {
+    // The sweeper started this run first (the tick was late): it runs either way.
+    if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+  }
+  return s.runId;
+}
