@@ -4,7 +4,9 @@
 //   BENCH_SECONDS=5             measured seconds per run (after a 1 s warm-up)
 //   BENCH_CONNECTIONS=1,16,64   connection counts
 //   BENCH_ONLY=secret           only scenarios whose name contains this text (the baseline always runs);
-//                               BENCH_ONLY=webhook runs only the webhook section (test/bench/webhooks.ts)
+//                               BENCH_ONLY=webhook runs only the webhook section (test/bench/webhooks.ts),
+//                               BENCH_ONLY=automation only the automation section (test/bench/automations.ts)
+//   BENCH_DATABASE_URL=postgres://…  with BENCH_URL: the service's database (the automation section reads run rows)
 // Exits 1 when a run has more than 1% failed requests (non-2xx or connection errors).
 import autocannon from 'autocannon';
 import type { Result } from 'autocannon';
@@ -16,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../db/free-port.ts';
 import { benchWebhooks } from './webhooks.ts';
+import { benchAutomations } from './automations.ts';
 
 /** One kind of request to measure; add entries to `scenarios()` below. */
 type Scenario = {
@@ -34,6 +37,9 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,16,64').split(',').map(
 const ONLY = process.env.BENCH_ONLY;
 const MAX_FAILURE_RATE = 0.01;
 const JSON_HEADERS = { 'content-type': 'application/json' };
+/** BENCH_ONLY values that select one section (and skip the request scenarios). */
+const SECTIONS = ['webhook', 'automation'];
+const runsSection = (name: string) => !ONLY || ONLY === name;
 
 function scenarios(c: Credentials): Scenario[] {
   // The first one is the baseline the others are compared with.
@@ -57,11 +63,14 @@ function scenarios(c: Credentials): Scenario[] {
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+type Server = { baseUrl: string; databaseUrl: string | undefined; stop: () => Promise<void> };
+
 /** Starts `workers/dev.ts` on a free port with a throw-away DATA_DIR. */
-async function startServer(): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
+async function startServer(): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-bench-'));
   fs.chmodSync(dataDir, 0o755); // embedded Postgres runs as a `postgres` user when we are root
   const port = await freePort();
+  const readyFile = path.join(dataDir, 'ready.json'); // dev.ts writes where it listens, the database's URL too
   const child = spawn('sh', ['bin/node24', 'workers/dev.ts'], {
     cwd: REPO_ROOT,
     detached: true, // own process group, so Postgres and Temporal children are stopped with it
@@ -69,7 +78,8 @@ async function startServer(): Promise<{ baseUrl: string; stop: () => Promise<voi
     env: {
       ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1',
       RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', LOG_LEVEL: 'warn',
-      OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', // the webhook receiver listens on 127.0.0.1
+      OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', // the webhook and automation receivers listen on 127.0.0.1
+      DEV_READY_FILE: readyFile,
     },
   });
   let exited = false;
@@ -87,7 +97,10 @@ async function startServer(): Promise<{ baseUrl: string; stop: () => Promise<voi
   while (Date.now() < deadline) {
     if (exited) break;
     const res = await fetch(`${baseUrl}/v1/health`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
-    if (res?.status === 200) return { baseUrl, stop };
+    if (res?.status === 200 && fs.existsSync(readyFile)) {
+      const { databaseUrl } = JSON.parse(fs.readFileSync(readyFile, 'utf8')) as { databaseUrl: string };
+      return { baseUrl, databaseUrl, stop };
+    }
     await sleep(500);
   }
   await stop();
@@ -176,8 +189,8 @@ function markdownTable(rows: Row[]): string {
 }
 
 async function main(): Promise<number> {
-  const server = process.env.BENCH_URL
-    ? { baseUrl: process.env.BENCH_URL.replace(/\/+$/, ''), stop: async () => {} }
+  const server: Server = process.env.BENCH_URL
+    ? { baseUrl: process.env.BENCH_URL.replace(/\/+$/, ''), databaseUrl: process.env.BENCH_DATABASE_URL, stop: async () => {} }
     : await startServer();
   const onSignal = () => { void server.stop().finally(() => process.exit(130)); };
   process.once('SIGINT', onSignal);
@@ -186,7 +199,7 @@ async function main(): Promise<number> {
     const rows: Row[] = [];
     const credentials = await createCredentials(server.baseUrl);
     const all = scenarios(credentials);
-    const chosen = ONLY === 'webhook' ? [] : all.filter((s, i) => i === 0 || !ONLY || s.name.includes(ONLY));
+    const chosen = ONLY && SECTIONS.includes(ONLY) ? [] : all.filter((s, i) => i === 0 || !ONLY || s.name.includes(ONLY));
     for (const scenario of chosen) {
       for (const connections of CONNECTIONS) {
         log(`${scenario.name} with ${connections} connection(s) for ${SECONDS} s`);
@@ -196,7 +209,8 @@ async function main(): Promise<number> {
     }
     console.log(`\nBenchmark against ${server.baseUrl}, ${SECONDS} s per run (${new Date().toISOString()})\n`);
     if (rows.length > 0) console.log(markdownTable(rows));
-    if (!ONLY || ONLY === 'webhook') console.log(`\n${await benchWebhooks(server.baseUrl, credentials.jwt, credentials.vaultId, log)}`);
+    if (runsSection('webhook')) console.log(`\n${await benchWebhooks(server.baseUrl, credentials.jwt, credentials.vaultId, log)}`);
+    if (runsSection('automation')) console.log(`\n${await benchAutomations(server.baseUrl, server.databaseUrl, log)}`);
     const failed = rows.filter((r) => r.failureRate > MAX_FAILURE_RATE);
     for (const { scenario, connections, result: r, failureRate: rate } of failed) {
       const codes = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(', ');
