@@ -6,15 +6,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../log.ts';
 import type { RunStart } from './run-attributes.ts';
 import { insertRun } from './run-repository.ts';
+import { findAutomationById } from './automation-repository.ts';
 import { derivedUuid } from '../ids.ts';
 import { Problem } from '../errors.ts';
 
 export type ScheduledRunStart = RunStart;
 
 export async function createScheduledRun(em: EntityManager, automationId: string, tickId: string, timeoutSeconds: number, log: Logger): Promise<ScheduledRunStart | null> {
-  const rows = await em.execute<{ org_id: string; agent_id: string; name: string; trigger_type: string; is_active: boolean }[]>(
-    'SELECT org_id, agent_id, name, trigger_type, is_active FROM automations WHERE id = ?', [automationId]);
-  const a = rows[0];
+  const a = await findAutomationById(em, automationId);
   if (!a || !a.is_active || a.trigger_type !== 'cron') return null;
   const runId = derivedUuid(`schedule-tick:${tickId}`);
   try {

@@ -14,14 +14,14 @@ import type { Logger } from '../log.ts';
 import type { automationScheduleTickWorkflow } from '../../workflows/automations/schedule-tick.ts';
 import { AUTOMATIONS_TASK_QUEUE } from './run-attributes.ts';
 import { normalizeCron } from './spec/cron.ts';
+import { findAutomationById } from './automation-repository.ts';
+import type { AutomationRow } from './automation-types.ts';
 import { VaultAutomationId, VaultOrgId } from '../temporal/search-attribute-keys.ts';
 
 export const SCHEDULE_PREFIX = 'automation-schedule:';
 export const scheduleIdOf = (automationId: string) => `${SCHEDULE_PREFIX}${automationId}`;
 
-type ScheduleRow = {
-  id: string; org_id: string; trigger_type: string; cron_expr: string | null; timezone: string; is_active: boolean; version: number;
-};
+type ScheduleRow = Pick<AutomationRow, 'id' | 'org_id' | 'trigger_type' | 'cron_expr' | 'timezone' | 'is_active' | 'version'>;
 
 export class AutomationSchedules {
   private readonly em: () => EntityManager;
@@ -36,9 +36,7 @@ export class AutomationSchedules {
 
   /** Makes the automation's schedule match its row (created, updated, paused or deleted). */
   async sync(automationId: string): Promise<void> {
-    const rows = await this.em().execute<ScheduleRow[]>(
-      'SELECT id, org_id, trigger_type, cron_expr, timezone, is_active, version FROM automations WHERE id = ?', [automationId]);
-    const row = rows[0];
+    const row = await findAutomationById(this.em(), automationId);
     if (!row) return this.remove(automationId);
     let nextRunAt: Date | null = null;
     if (row.trigger_type === 'cron' && row.cron_expr) nextRunAt = await this.upsert(row);
