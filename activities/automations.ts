@@ -7,11 +7,10 @@ import type { Logger } from '../domain/log.ts';
 import type { StepRunner } from '../domain/automations/step-runner.ts';
 import type { StepType } from '../domain/automations/spec/step-types.ts';
 import type {
-  ApprovalDecision, ApprovalOutcome, ApprovalStart, RunActor, RunEndInput, RunPlan, StepResult,
+  ApprovalDecision, ApprovalOutcome, ApprovalStart, RunActor, RunEndInput, StepResult,
 } from '../domain/automations/engine/run-io.ts';
 import type { AutomationSchedules } from '../domain/automations/schedules.ts';
-import { parseWorkflowSpec } from '../domain/automations/spec/workflow-spec.ts';
-import { finishRun, loadRunPlan, moveRun } from '../domain/automations/run-repository.ts';
+import { finishRun, moveRun } from '../domain/automations/run-repository.ts';
 import { createScheduledRun, type ScheduledRunStart } from '../domain/automations/scheduled-run.ts';
 import { createApproval, applyDecision, applyExpiry, expireRunApprovals } from '../domain/approvals/approval-events.ts';
 import { findApprovalById } from '../domain/approvals/approval-repository.ts';
@@ -26,19 +25,6 @@ export type AutomationActivityDeps = {
 
 export function createAutomationActivities(d: AutomationActivityDeps) {
   return {
-    /** The run's plan, or null when the run already ended (or its automation was deleted). */
-    async loadRun(runId: string): Promise<RunPlan | { invalid: string; actor: RunActor; context: Record<string, unknown> } | null> {
-      const row = await loadRunPlan(d.em(), runId);
-      if (!row || (row.status !== 'running' && row.status !== 'awaiting_approval')) return null;
-      const actor: RunActor = { runId, orgId: row.org_id, agentId: row.agent_id, automationId: row.automation_id };
-      try {
-        return { actor, steps: parseWorkflowSpec(row.workflow_spec), context: row.context };
-      } catch (e) {
-        // Validated when it was stored; a spec that no longer passes (rules tightened since) fails the run.
-        return { invalid: `the automation's workflow_spec is no longer valid: ${(e as Error).message}`, actor, context: row.context };
-      }
-    },
-
     async runStep(actor: RunActor, type: StepType, params: Record<string, unknown>): Promise<unknown> {
       return d.steps.run(actor, type, params);
     },

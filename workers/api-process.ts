@@ -1,5 +1,7 @@
 // Starts the HTTP api: services, caches, migrations, then the listener. Returns a stopper.
 import http from 'node:http';
+import { Client } from '@temporalio/client';
+import type { NativeConnection } from '@temporalio/worker';
 import { InFlight } from '../api/in-flight.ts';
 import type { Config } from '../domain/config.ts';
 import { createLogger } from '../domain/log.ts';
@@ -15,7 +17,8 @@ import { buildApiServices } from './api-services.ts';
 
 export type RunningApi = { url: string; stop: () => Promise<void> };
 
-export async function startApi(config: Config, databaseUrl: string, temporalAddress: string): Promise<RunningApi> {
+/** `workerConnection`: the Temporal connection of a worker in this process, for eager workflow starts. */
+export async function startApi(config: Config, databaseUrl: string, temporalAddress: string, workerConnection?: NativeConnection): Promise<RunningApi> {
   const log = createLogger(config.logLevel, 'api');
   logExemptions(config.outboundAllowCidrs, log);
   const core = await openCore(config, databaseUrl);
@@ -24,9 +27,11 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   const bus = new InvalidationBus(databaseUrl, (m) => log.warn(m));
   const hot = hotReads(databaseUrl);
   // The same codec as the worker's: what the api starts is sealed before it reaches history.
-  const temporal = await connectTemporal(temporalAddress, config.temporalNamespace, temporalDataConverter(core.temporalCodecKey));
+  const dataConverter = temporalDataConverter(core.temporalCodecKey);
+  const temporal = await connectTemporal(temporalAddress, config.temporalNamespace, dataConverter);
+  const colocatedTemporal = workerConnection ? new Client({ connection: workerConnection, namespace: config.temporalNamespace, dataConverter }) : undefined;
   // Caches subscribe to the bus before it starts, so no invalidation is missed.
-  const services = await buildApiServices({ config, log, core, hot, bus, temporal }, () => bus.start());
+  const services = await buildApiServices({ config, log, core, hot, bus, temporal, colocatedTemporal }, () => bus.start());
   const { audit } = services;
   const { app } = createApp(services);
   const inFlight = new InFlight();

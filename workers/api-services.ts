@@ -51,7 +51,11 @@ import { EncryptionCodec } from '../domain/temporal/payload-codec.ts';
 import { CodecLinks } from '../domain/temporal/codec-links.ts';
 import { AutomationCommands } from '../domain/automations/automation-commands.ts';
 
-export type ApiWiring = { config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client };
+export type ApiWiring = {
+  config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client;
+  /** A client on the connection of a worker running in this process (`npm start`): eager starts. */
+  colocatedTemporal?: Client;
+};
 
 /**
  * Builds the services. `startBus` runs once every cache has subscribed to the invalidation bus
@@ -72,7 +76,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const accounts = new AccountsClient(w.temporal, log);
   const mailer = new Mailer(new MailClient(w.temporal, log), core.mailKey);
   const platformOperators = new PlatformOperators(config.platformAdminEmails);
-  const automations = new AutomationsClient(w.temporal);
+  const automations = new AutomationsClient(w.temporal, w.colocatedTemporal ?? null);
   return {
     config, log,
     audit, rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst), jwt, apiKeys, ipRules, kms: core.kms,

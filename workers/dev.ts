@@ -49,7 +49,8 @@ await runMain(async () => {
       ? { ...config, temporalUiOrigins: uiOriginsFor(uiPort) } : config;
     const worker = await startWorker(config, databaseUrl, temporalAddress);
     stops.push({ name: 'the worker', stop: worker.stop });
-    const api = await startApi(apiConfig, databaseUrl, temporalAddress);
+    // The api shares the worker's connection: runs it starts begin in this process at once (eager start).
+    const api = await startApi(apiConfig, databaseUrl, temporalAddress, worker.connection);
     stops.push({ name: 'the api', stop: api.stop });
     say(`API:         ${api.url}/v1  (health: ${api.url}/v1/health, OpenAPI: ${api.url}/v1/openapi.json)`);
     say(`Temporal:    ${temporalAddress}${uiUrl ? `  (UI: ${uiUrl})` : ''}`);

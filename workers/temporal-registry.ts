@@ -37,6 +37,11 @@ const OPEN_RUN_HORIZON_SECONDS = 3600;
 export type TemporalArea = {
   taskQueue: string;
   activities: (deps: WorkerDeps) => object;
+  /**
+   * Threads running this queue's workflow code (the SDK's default is one). An area with many
+   * short workflows gets two, so its workflow code is not bound to one core.
+   */
+  workflowThreads?: number;
   /** Starts (through the area's client) the workflows of intents older than `olderThanSeconds`. */
   redrive: (deps: WorkerDeps, olderThanSeconds: number) => Promise<void>;
 };
@@ -72,6 +77,8 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
   },
   {
     taskQueue: AUTOMATIONS_TASK_QUEUE,
+    // Each run is a workflow of its own, and the SDK's sandbox costs a few ms of CPU per run.
+    workflowThreads: 2,
     activities: (d) => createAutomationActivities({
       em: d.em, steps: d.automationSteps, schedules: d.schedules, log: d.log, runTimeoutSeconds: d.runTimeoutSeconds,
     }),
@@ -82,7 +89,7 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
         await d.automations.startRun({
           runId: r.id, orgId: r.org_id, automationId: r.automation_id, agentId: r.agent_id, triggerType: r.trigger_source,
           automationName: r.name, timeoutSeconds: d.runTimeoutSeconds,
-        });
+        }, { workflowSpec: r.workflow_spec, context: r.context });
       }
       await d.schedules.reconcile({ orphans: false });
     },

@@ -1,6 +1,7 @@
 // Starts the Temporal workers (one per task queue in workers/temporal-registry.ts) and the sweeper
 // that re-drives durable intents whose workflow could not be started at request time (Temporal
 // briefly down).
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, Runtime, DefaultLogger } from '@temporalio/worker';
 import type { Config } from '../domain/config.ts';
 import { createLogger } from '../domain/log.ts';
@@ -45,7 +46,8 @@ function installQuietRuntime(level: Config['logLevel']): void {
   Runtime.install({ logger: new DefaultLogger(level === 'debug' ? 'INFO' : 'WARN'), shutdownSignals: [] });
 }
 
-export type RunningWorker = { stop: () => Promise<void> };
+/** `connection`: its Temporal connection, for an api in the same process to start workflows eagerly. */
+export type RunningWorker = { connection: NativeConnection; stop: () => Promise<void> };
 
 export async function startWorker(config: Config, databaseUrl: string, temporalAddress: string): Promise<RunningWorker> {
   const log = createLogger(config.logLevel, 'worker');
@@ -65,7 +67,8 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   // caches; each read is decided against the database's current rows).
   const hot = hotReads(databaseUrl, 4, 'ocv-worker');
   const audit = new ActionAudit(new AuditWriter(hot, core.auditKey, log));
-  const automations = new AutomationsClient(temporal);
+  // Runs this process starts (event triggers, the sweeper) start eagerly on its own workers.
+  const automations = new AutomationsClient(temporal, new Client({ connection, namespace: config.temporalNamespace, dataConverter }));
   const schedules = new AutomationSchedules(em, temporal, log);
   const automationSteps = new StepRunner({
     db: em, outbound, memory: new MemoryStore(em),
@@ -81,6 +84,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const code = await workflowCodeOptions();
   const workers = await Promise.all(TEMPORAL_AREAS.map((area) => Worker.create({
     connection, namespace: config.temporalNamespace, ...code, dataConverter, taskQueue: area.taskQueue, activities: area.activities(deps),
+    workflowThreadPoolSize: area.workflowThreads ?? 1,
   })));
   const runs = workers.map((w) => w.run());
   // Every subscriber of the event outbox; automation triggers join webhooks here.
@@ -98,6 +102,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   timer.unref();
   log.info('worker running', { task_queues: TEMPORAL_AREAS.map((a) => a.taskQueue) });
   return {
+    connection,
     stop: async () => {
       clearInterval(timer);
       await dispatcher.stop();

@@ -7,29 +7,43 @@ import { cancelRunUpdate, decideApprovalUpdate } from '../../workflows/automatio
 import type { ApprovalDecision, ApprovalOutcome, FinalStatus } from './engine/run-io.ts';
 import { startOnce } from '../temporal/start-workflow.ts';
 import { AUTOMATIONS_TASK_QUEUE, runMemo, runSearchAttributes, runWorkflowId, type RunStart } from './run-attributes.ts';
+import { runArgsFor, type RunInput } from './run-plan.ts';
 
 export { AUTOMATIONS_TASK_QUEUE, runWorkflowId } from './run-attributes.ts';
 export type { RunStart } from './run-attributes.ts';
+export type { RunInput } from './run-plan.ts';
 
 /** An Update the run refused (validator) or could not take (no such workflow). */
 export type NotApplied = 'not_applicable' | 'no_workflow';
 
 export class AutomationsClient {
   private readonly temporal: Client;
+  /** A client on the connection of a worker in this process: runs start eagerly through it. */
+  private readonly colocated: Client | null;
 
-  constructor(temporal: Client) {
+  constructor(temporal: Client, colocated: Client | null = null) {
     this.temporal = temporal;
+    this.colocated = colocated;
   }
 
-  /** Starts the run's workflow (never a second one); throws if Temporal cannot be reached. */
-  async startRun(s: RunStart): Promise<void> {
-    await startOnce<typeof automationRunWorkflow>(this.temporal, 'automationRunWorkflow', {
+  /**
+   * Starts the run's workflow (never a second one) with everything it works on; throws if
+   * Temporal cannot be reached. True when this call started it.
+   */
+  async startRun(s: RunStart, input: RunInput): Promise<boolean> {
+    return startOnce<typeof automationRunWorkflow>(this.colocated ?? this.temporal, 'automationRunWorkflow', {
+      requestEagerStart: this.colocated !== null,
       taskQueue: AUTOMATIONS_TASK_QUEUE,
       workflowId: runWorkflowId(s.runId),
-      args: [{ runId: s.runId, timeoutSeconds: s.timeoutSeconds }],
+      args: [runArgsFor(s, input)],
       typedSearchAttributes: runSearchAttributes(s),
       memo: runMemo(s),
     });
+  }
+
+  /** Waits for a run's workflow to end (one started cancelled ends at once). */
+  async awaitEnd(runId: string): Promise<void> {
+    await this.temporal.workflow.getHandle(runWorkflowId(runId)).result();
   }
 
   /** Asks the run to stop; resolves once its final status is written. */

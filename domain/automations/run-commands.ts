@@ -8,20 +8,20 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { Logger } from '../log.ts';
-import type { AutomationsClient } from './client.ts';
-import type { RunRow } from './automation-types.ts';
+import type { AutomationsClient, RunStart } from './client.ts';
+import type { RunRow, TriggerType } from './automation-types.ts';
 import { OPEN_RUN_STATUSES } from './automation-types.ts';
 import { callerOf, type Principal } from '../auth/principal.ts';
 import { roleOf } from '../org/roles.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { derivedUuid, isUuid } from '../ids.ts';
 import { webhookTokenMatches } from './webhook-token.ts';
-import { cancelUnstartedRun, findRun, findRunById, findTriggerTarget, insertRun, listRuns, type TriggerTarget } from './run-repository.ts';
+import { findRun, findRunById, findTriggerTarget, insertRun, listRuns, type TriggerTarget } from './run-repository.ts';
 
 export type RunDeps = {
   db: () => EntityManager;
   audit: ActionAudit;
-  client: Pick<AutomationsClient, 'startRun' | 'cancelRun'>;
+  client: Pick<AutomationsClient, 'startRun' | 'cancelRun' | 'awaitEnd'>;
   log: Logger;
   /** Config.automationRunTimeoutSeconds (300 unless configured). */
   runTimeoutSeconds: number;
@@ -90,8 +90,13 @@ export class RunCommands {
     if (!OPEN_RUN_STATUSES.includes(run.status)) throw notCancellable(run);
     const outcome = await this.d.client.cancelRun(run.id, p.id);
     if (outcome === 'no_workflow') {
-      // Its workflow never started: nothing runs, so the row alone decides.
-      await this.d.db().transactional((tx) => cancelUnstartedRun(tx, run.id));
+      // Its workflow never started (Temporal was unreachable at trigger time). Start it cancelled:
+      // it records that end and nothing else, and a late start of the real run (the trigger's,
+      // the sweeper's) finds the ID taken. If that late start won the race, cancel it instead.
+      const a = await this.visibleAutomation(p, automationId);
+      const start = this.runStart(a, run.id, run.trigger_source);
+      if (await this.d.client.startRun(start, { cancelled: true })) await this.d.client.awaitEnd(run.id);
+      else await this.d.client.cancelRun(run.id, p.id);
     }
     const after = (await findRunById(this.d.db(), run.id))!;
     if (after.status !== 'cancelled') throw notCancellable(after);
@@ -105,14 +110,18 @@ export class RunCommands {
     }));
     if (!created) return run;
     try {
-      await this.d.client.startRun({
-        runId: run.id, orgId: a.org_id, automationId: a.id, agentId: a.agent_id, triggerType: source,
-        automationName: a.name, timeoutSeconds: this.d.runTimeoutSeconds,
-      });
+      await this.d.client.startRun(this.runStart(a, run.id, source), { workflowSpec: a.workflow_spec, context });
     } catch (e) {
       this.d.log.warn('automation run: workflow not started now; the sweeper will start it', { runId: run.id, error: (e as Error).message });
     }
     return run;
+  }
+
+  private runStart(a: TriggerTarget, runId: string, source: TriggerType): RunStart {
+    return {
+      runId, orgId: a.org_id, automationId: a.id, agentId: a.agent_id, triggerType: source,
+      automationName: a.name, timeoutSeconds: this.d.runTimeoutSeconds,
+    };
   }
 
   /** The automation if the caller may see it: a human of its organization, or its own agent. */

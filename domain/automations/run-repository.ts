@@ -1,6 +1,6 @@
-// SQL of automation runs. A run's row is written three times at most when nothing waits for a
-// human: inserted by its trigger, and finished by its workflow (plus one write per approval wait
-// and one per resume). Every move is guarded by the status it leaves, so a late or repeated
+// SQL of automation runs. A run's row is written twice when nothing waits for a human: inserted
+// by its trigger, and finished by its workflow (plus one write per approval wait and one per
+// resume). Every move is guarded by the status it leaves, so a late or repeated
 // activity never moves a run that already ended.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RunRow, RunStatus, TriggerType } from './automation-types.ts';
@@ -67,19 +67,6 @@ export async function listRuns(em: EntityManager, orgId: string, automationId: s
      ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?`, [orgId, automationId, page.limit, page.offset]);
 }
 
-/** What a run's workflow needs to start: the run, its automation's steps and its agent. */
-export type RunPlanRow = {
-  status: RunStatus; org_id: string; automation_id: string; agent_id: string; context: Record<string, unknown>;
-  workflow_spec: unknown; automation_name: string; created_by: string | null;
-};
-
-export async function loadRunPlan(em: EntityManager, runId: string): Promise<RunPlanRow | null> {
-  const rows = await em.execute<RunPlanRow[]>(
-    `SELECT r.status, r.org_id, r.automation_id, r.agent_id, r.context, a.workflow_spec, a.name AS automation_name, a.created_by
-     FROM automation_runs r JOIN automations a ON a.id = r.automation_id WHERE r.id = ?`, [runId]);
-  return rows[0] ?? null;
-}
-
 export type RunEnd = {
   status: Extract<RunStatus, 'success' | 'failed' | 'timed_out' | 'cancelled'>;
   error: string | null;
@@ -107,16 +94,11 @@ export async function moveRun(tx: EntityManager, runId: string, from: RunStatus,
   return rows.length > 0;
 }
 
-/** Cancels a run whose workflow never started (Temporal was unreachable at trigger time). */
-export async function cancelUnstartedRun(tx: EntityManager, runId: string): Promise<boolean> {
-  const rows = await tx.execute<{ id: string }[]>(
-    `UPDATE automation_runs SET status = 'cancelled', finished_at = now(), error = 'cancelled before it started'
-     WHERE id = ? AND status IN ('running', 'awaiting_approval') RETURNING id`, [runId]);
-  return rows.length > 0;
-}
-
 /** An open run as the sweeper needs it to start the run's workflow. */
-export type OpenRun = { id: string; org_id: string; automation_id: string; agent_id: string; trigger_source: TriggerType; name: string };
+export type OpenRun = {
+  id: string; org_id: string; automation_id: string; agent_id: string; trigger_source: TriggerType; name: string;
+  context: Record<string, unknown>; workflow_spec: unknown;
+};
 
 /**
  * Runs still `running` that started between `maxAgeSeconds` and `minAgeSeconds` ago: the sweeper
@@ -125,19 +107,20 @@ export type OpenRun = { id: string; org_id: string; automation_id: string; agent
  */
 export async function openRunsBetween(em: EntityManager, minAgeSeconds: number, maxAgeSeconds: number): Promise<OpenRun[]> {
   return em.execute<OpenRun[]>(
-    `SELECT r.id, r.org_id, r.automation_id, r.agent_id, r.trigger_source, a.name
+    `SELECT r.id, r.org_id, r.automation_id, r.agent_id, r.trigger_source, a.name, r.context, a.workflow_spec
      FROM automation_runs r JOIN automations a ON a.id = r.automation_id
      WHERE r.status = 'running' AND r.started_at < now() - make_interval(secs => ?) AND r.started_at > now() - make_interval(secs => ?)
      ORDER BY r.started_at LIMIT 500`, [minAgeSeconds, maxAgeSeconds]);
 }
 
-/** What a trigger needs of its automation. */
+/** What a trigger needs of its automation (its steps too: the run starts with them). */
 export type TriggerTarget = {
   id: string; org_id: string; agent_id: string; name: string; trigger_type: TriggerType; is_active: boolean; webhook_token_hash: Buffer | null;
+  workflow_spec: unknown;
 };
 
 export async function findTriggerTarget(em: EntityManager, automationId: string): Promise<TriggerTarget | null> {
   const rows = await em.execute<TriggerTarget[]>(
-    'SELECT id, org_id, agent_id, name, trigger_type, is_active, webhook_token_hash FROM automations WHERE id = ?', [automationId]);
+    'SELECT id, org_id, agent_id, name, trigger_type, is_active, webhook_token_hash, workflow_spec FROM automations WHERE id = ?', [automationId]);
   return rows[0] ?? null;
 }

@@ -9,6 +9,12 @@ export type WorkflowStart<W extends Workflow> = {
   /** For operators: what the Temporal UI filters on, and human names shown with the workflow. */
   typedSearchAttributes?: WorkflowStartOptions<W>['typedSearchAttributes'];
   memo?: Record<string, unknown>;
+  /**
+   * Temporal's eager workflow start: when the client shares its connection with a worker of the
+   * task queue (one process running both), the first workflow task comes back with the start
+   * answer instead of through the task queue. Ignored by the server otherwise.
+   */
+  requestEagerStart?: boolean;
 };
 
 /** Best-effort start: a failure is logged and the worker's sweeper starts the workflow later. */
@@ -23,25 +29,28 @@ export async function startOrLeaveToSweeper<W extends Workflow>(client: Client, 
 /**
  * Starts the workflow unless one with this ID is running or has ever run (a closed run is not
  * repeated: at-least-once work must not become twice-done). Throws when Temporal cannot be
- * reached, so the caller keeps its intent and tries again.
+ * reached, so the caller keeps its intent and tries again. True when this call started it.
  */
-export async function startOnce<W extends Workflow>(client: Client, workflowType: string, start: WorkflowStart<W>): Promise<void> {
+export async function startOnce<W extends Workflow>(client: Client, workflowType: string, start: WorkflowStart<W>): Promise<boolean> {
   try {
-    await startWithId(client, workflowType, start, { workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+    await startWithId(client, workflowType, start, { workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'FAIL' });
+    return true;
   } catch (e) {
     if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+    return false;
   }
 }
 
 /** A running workflow with this ID is reused, never started twice. */
 async function startWithId<W extends Workflow>(client: Client, workflowType: string, start: WorkflowStart<W>,
-  extra: { workflowIdReusePolicy?: WorkflowIdReusePolicy }): Promise<void> {
+  extra: { workflowIdReusePolicy?: WorkflowIdReusePolicy; workflowIdConflictPolicy?: 'FAIL' }): Promise<void> {
   await client.workflow.start<W>(workflowType, {
     taskQueue: start.taskQueue,
     workflowId: start.workflowId,
     args: start.args,
     ...(start.typedSearchAttributes ? { typedSearchAttributes: start.typedSearchAttributes } : {}),
     ...(start.memo ? { memo: start.memo } : {}),
+    ...(start.requestEagerStart ? { requestEagerStart: true } : {}),
     workflowIdConflictPolicy: 'USE_EXISTING',
     ...extra,
     // TypeScript cannot relate WorkflowStartOptions' conditional `args` to a generic W; the

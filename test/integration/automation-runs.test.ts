@@ -9,6 +9,7 @@ import { newVault, putOk, rnd, secretUrl } from '../helpers/vault-fixtures.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { stackTemporalClient } from '../helpers/temporal-client.ts';
 import { runWorkflowId } from '../../domain/automations/run-attributes.ts';
+import { AutomationsClient } from '../../domain/automations/client.ts';
 import { scheduleIdOf } from '../../domain/automations/schedules.ts';
 
 let receiver: Receiver;
@@ -222,6 +223,25 @@ describe('approvals and cancel', () => {
     expect(approval.status).toBe('expired');
   });
 
+  test('cancel of a run whose workflow never started: it ends cancelled, and a late start of it runs nothing', async () => {
+    const path = `/${rnd('never')}`;
+    const a = await automation([{ type: 'http', url: receiver.url(path) }]);
+    // The row a trigger leaves when Temporal was unreachable: running, no workflow.
+    const runId = crypto.randomUUID();
+    await db().query(
+      `INSERT INTO automation_runs (id, org_id, automation_id, agent_id, trigger_source, context) VALUES ($1, $2, $3, $4, 'manual', '{}'::jsonb)`,
+      [runId, owner.orgId, a.id, agent.id]);
+    const c = await call('POST', `/v1/automations/${a.id}/runs/${runId}/cancel`, { token: owner.token });
+    expect(c.status).toBe(200);
+    expect(c.body).toMatchObject({ status: 'cancelled', error: 'cancelled before it started' });
+    // The sweeper (or the trigger's own start, arriving late) finds the workflow ID taken.
+    const late = await new AutomationsClient(temporal).startRun({
+      runId, orgId: owner.orgId, automationId: a.id, agentId: agent.id, triggerType: 'manual', automationName: a.name, timeoutSeconds: 30,
+    }, { workflowSpec: a.workflow_spec, context: {} });
+    expect(late).toBe(false);
+    expect(receiver.received(path)).toEqual([]);
+  });
+
   test('cancel while a step runs', async () => {
     const path = `/${rnd('slow')}`;
     let release!: () => void;
@@ -313,5 +333,25 @@ describe('cron trigger', () => {
     expect((await handle.describe()).state.paused).toBe(true);
     expect((await call('DELETE', `/v1/automations/${a.id}`, { token: owner.token })).status).toBe(204);
     await expect(handle.describe()).rejects.toThrow();
+  });
+});
+
+describe('cron schedules stay in step with their rows', () => {
+  test('changes whose schedule sync failed (Temporal unreachable then) are applied by the worker\'s sweep', async () => {
+    const a = await automation([{ type: 'log', message: 'tick' }], { trigger_type: 'cron', cron_expr: '0 0 3 * * *' });
+    const handle = temporal.schedule.getHandle(scheduleIdOf(a.id));
+    // What a PATCH leaves when its sync after commit fails: the row a version ahead of its
+    // schedule. Here its schedule is also gone, as if the create had never reached Temporal.
+    await handle.delete();
+    await db().query("UPDATE automations SET cron_expr = '0 30 4 * * *', version = version + 1 WHERE id = $1", [a.id]);
+    const described = await eventually('the schedule re-created by the sweep', async () => {
+      const d = await handle.describe().catch(() => undefined);
+      return d;
+    }, 45_000);
+    const { rows } = await db().query('SELECT version, schedule_version, next_run_at FROM automations WHERE id = $1', [a.id]);
+    expect(rows[0].schedule_version).toBe(rows[0].version);
+    expect(rows[0].next_run_at?.getTime()).toBe(described.info.nextActionTimes[0]!.getTime());
+    // The new expression (04:30 UTC), not the old one (03:00).
+    expect([rows[0].next_run_at.getUTCHours(), rows[0].next_run_at.getUTCMinutes()]).toEqual([4, 30]);
   });
 });

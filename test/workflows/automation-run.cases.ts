@@ -9,11 +9,13 @@ import type { automationRunWorkflow } from '../../workflows/automations/automati
 import { cancelRunUpdate, decideApprovalUpdate, runViewQuery } from '../../workflows/automations/run-messages.ts';
 import type { AutomationActivities } from '../../activities/automations.ts';
 import type { Step } from '../../domain/automations/spec/step-types.ts';
-import type { ApprovalOutcome, RunEndInput, RunPlan } from '../../domain/automations/engine/run-io.ts';
+import type { ApprovalOutcome, AutomationRunArgs, RunEndInput } from '../../domain/automations/engine/run-io.ts';
 import { freshQueue, withWorker, until, type Harness } from './harness.ts';
 
 type Fake = {
   activities: AutomationActivities;
+  steps: Step[];
+  context: Record<string, unknown>;
   ends: RunEndInput[];
   stepCalls: { type: string; params: Record<string, unknown> }[];
   approvals: string[];
@@ -29,9 +31,6 @@ function fakeActivities(steps: Step[], answers: Record<string, unknown> = {}, op
   const held = new Promise<void>((r) => { release = r; });
   const decided = new Map<string, ApprovalOutcome>();
   const activities = {
-    async loadRun(runId: string): Promise<RunPlan> {
-      return { actor: { runId, orgId: 'o', agentId: 'a', automationId: 'x' }, steps, context: opts.context ?? {} };
-    },
     async runStep(_actor: unknown, type: string, params: Record<string, unknown>) {
       stepCalls.push({ type, params });
       if (opts.holdSteps) await held;
@@ -59,16 +58,21 @@ function fakeActivities(steps: Step[], answers: Record<string, unknown> = {}, op
     },
     async startScheduledRun() { return null; },
   } as unknown as AutomationActivities;
-  return { activities, ends, stepCalls, approvals, release: () => release() };
+  return { activities, steps, context: opts.context ?? {}, ends, stepCalls, approvals, release: () => release() };
 }
 
 const step = (type: Step['type'], params: Record<string, unknown> = {}, extra: Partial<Step> = {}): Step => ({ type, params, ...extra });
 
-async function run(h: Harness, fake: Fake, timeoutSeconds: number, during?: (handle: WorkflowHandle<typeof automationRunWorkflow>) => Promise<void>) {
+async function run(h: Harness, fake: Fake, timeoutSeconds: number, during?: (handle: WorkflowHandle<typeof automationRunWorkflow>) => Promise<void>,
+  extra: Partial<AutomationRunArgs> = {}) {
   const q = freshQueue('automation');
+  const runId = randomUUID();
+  const args: AutomationRunArgs = {
+    runId, timeoutSeconds, actor: { runId, orgId: 'o', agentId: 'a', automationId: 'x' }, steps: fake.steps, context: fake.context, ...extra,
+  };
   return withWorker(h, q, fake.activities, async () => {
     const handle = await h.env.client.workflow.start<typeof automationRunWorkflow>('automationRunWorkflow', {
-      taskQueue: q, workflowId: `test-automation-run:${randomUUID()}`, args: [{ runId: randomUUID(), timeoutSeconds }],
+      taskQueue: q, workflowId: `test-automation-run:${randomUUID()}`, args: [args],
     });
     if (during) await during(handle);
     return handle.result();
@@ -173,5 +177,21 @@ export function automationRunTests(h: () => Harness): void {
     expect(recorded).not.toContain('s3cr3t-value');
     expect(fake.ends[0]!.stepResults[0]!.output).toEqual({ value: '[redacted]', version: 1 });
     expect(fake.ends[0]!.stepResults[2]!.output).toEqual({ message: 'used [redacted]' });
+  });
+
+  test('a run started cancelled (cancelled before its workflow existed) records that end and runs no step', async () => {
+    const fake = fakeActivities([step('http', { url: 'https://x.test' })]);
+    const result = await run(h(), fake, 30, undefined, { cancelled: true, steps: [] });
+    expect(result).toEqual({ status: 'cancelled', error: 'cancelled before it started' });
+    expect(fake.stepCalls).toEqual([]);
+    expect(fake.ends.map((e) => [e.status, e.error])).toEqual([['cancelled', 'cancelled before it started']]);
+  });
+
+  test('a run whose stored spec no longer passes fails at once with the reason, and runs no step', async () => {
+    const fake = fakeActivities([], {}, { context: { trigger: { type: 'manual' } } });
+    const result = await run(h(), fake, 30, undefined, { refused: "the automation's workflow_spec is no longer valid: steps[0]: unknown step type" });
+    expect(result.status).toBe('failed');
+    expect(fake.stepCalls).toEqual([]);
+    expect(fake.ends).toEqual([expect.objectContaining({ status: 'failed', error: result.error, context: { trigger: { type: 'manual' } } })]);
   });
 }

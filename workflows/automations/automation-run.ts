@@ -1,8 +1,11 @@
-// One automation run (spec §2.13, §2.14, §3), workflow ID `automation-run:<run id>`. Steps
-// without I/O (log, condition, templates, skip_if/run_if, wait) are evaluated here; steps with
-// I/O are local activities (short, no task-queue round trip). The run's row is written when it
-// parks on an approval, when it resumes and when it ends: the end is written in a
-// non-cancellable scope, so a timed-out or cancelled run always gets its final status.
+// One automation run (spec §2.13, §2.14, §3), workflow ID `automation-run:<run id>`. The run
+// starts with everything it works on (its steps and trigger context, engine/run-io.ts), so the
+// first step runs in the first workflow task. Steps without I/O (log, condition, templates,
+// skip_if/run_if, wait) are evaluated here, synchronously where they can be (every promise in
+// workflow code costs the SDK a stack capture); steps with I/O are local activities (short, no
+// task-queue round trip). The run's row is written when it parks on an approval, when it resumes
+// and when it ends: the end is written in a non-cancellable scope, so a timed-out or cancelled
+// run always gets its final status.
 //
 // Time-out: `timeoutSeconds` of running time (300 s by default), measured by a timer here. Time
 // spent waiting for a human's decision does not count; the approval's own expiry bounds it.
@@ -14,7 +17,7 @@ import {
 } from '@temporalio/workflow';
 import type { AutomationActivities } from '../../activities/automations.ts';
 import type { Step, StepType, TemplateScope } from '../../domain/automations/spec/step-types.ts';
-import type { ApprovalOutcome, FinalStatus, RunEndInput, StepResult } from '../../domain/automations/engine/run-io.ts';
+import type { ApprovalOutcome, AutomationRunArgs, FinalStatus, RunEndInput, StepResult } from '../../domain/automations/engine/run-io.ts';
 import { STEP_FAILED } from '../../domain/automations/engine/run-io.ts';
 import { resolveTemplates } from '../../domain/automations/engine/templates.ts';
 import { evaluateCondition, shouldRunStep } from '../../domain/automations/engine/conditions.ts';
@@ -23,8 +26,8 @@ import { VaultRunStatus } from '../../domain/temporal/search-attribute-keys.ts';
 
 import { cancelRunUpdate, decideApprovalUpdate, runViewQuery, type RunView } from './run-messages.ts';
 
-export type AutomationRunArgs = { runId: string; timeoutSeconds: number };
-export type AutomationRunResult = { status: FinalStatus | 'gone'; error: string | null };
+export type { AutomationRunArgs } from '../../domain/automations/engine/run-io.ts';
+export type AutomationRunResult = { status: FinalStatus; error: string | null };
 
 const WAIT_MAX_SECONDS = 30;
 /** Steps whose parameters end up readable by people (agent memory, chat, e-mail, a log line). */
@@ -82,15 +85,15 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
     },
   });
 
-  const loaded = await io.loadRun(a.runId);
-  if (loaded === null) return { status: 'gone', error: null };
-  if ('invalid' in loaded) {
-    const end: RunEndInput = { status: 'failed', error: loaded.invalid, stepResults: [], context: loaded.context, tokensUsed: 0, costCents: 0 };
-    await io.finishRun(a.runId, end);
-    finalStatus = 'failed';
-    return { status: 'failed', error: loaded.invalid };
+  if (a.cancelled || a.refused !== undefined) {
+    // Nothing runs: a run cancelled before its workflow existed, or a spec that no longer passes.
+    const status: FinalStatus = a.cancelled ? 'cancelled' : 'failed';
+    const error = a.cancelled ? 'cancelled before it started' : a.refused!;
+    await io.finishRun(a.runId, { status, error, stepResults: [], context: a.context, tokensUsed: 0, costCents: 0 });
+    finalStatus = status;
+    return { status, error };
   }
-  const plan = loaded;
+  const plan = a;
 
   // The running-time budget: paused while a human decides.
   let usedMs = 0;
@@ -117,7 +120,7 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
   };
 
   async function approval(params: Record<string, unknown>): Promise<unknown> {
-    const started = await io.requestApproval(plan!.actor, params, redact(results, secrets) as StepResult[]);
+    const started = await io.requestApproval(plan.actor, params, redact(results, secrets) as StepResult[]);
     view = { ...view, approvalId: started.approvalId };
     setStatus('awaiting_approval');
     pauseClock();
@@ -134,14 +137,16 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
     return { approval_id: outcome.approvalId, status: outcome.status, decided_by: outcome.decidedBy, decision_reason: outcome.decisionReason };
   }
 
+  /** A log step's output: no I/O, so no promise either. */
+  function logOutput(step: Step): unknown {
+    const params = resolveTemplates(step.params, scope) as Record<string, unknown>;
+    const message = params.message ?? params.prompt ?? '';
+    return { message: typeof message === 'string' ? message : JSON.stringify(message) };
+  }
+
   async function execute(step: Step): Promise<unknown> {
-    if (step.type === 'condition') return undefined; // handled by runList
     const params = resolveTemplates(step.params, scope) as Record<string, unknown>;
     switch (step.type) {
-      case 'log': {
-        const message = params.message ?? params.prompt ?? '';
-        return { message: typeof message === 'string' ? message : JSON.stringify(message) };
-      }
       case 'wait': {
         const secs = Number(params.duration_secs);
         if (!Number.isFinite(secs) || secs <= 0 || secs > WAIT_MAX_SECONDS) {
@@ -158,7 +163,7 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
         if (DISCLOSING_STEPS.includes(step.type) && secrets.some((v) => JSON.stringify(params).includes(JSON.stringify(v).slice(1, -1)))) {
           throw new StepFailure(`a secret value read by this run cannot be passed to a ${step.type} step`);
         }
-        const output = await STEP_PROXY[step.type].runStep(plan!.actor, step.type, params);
+        const output = await STEP_PROXY[step.type].runStep(plan.actor, step.type, params);
         if (step.type === 'get_secret') {
           const value = (output as { value?: unknown }).value;
           if (typeof value === 'string') secrets.push(value);
@@ -183,7 +188,9 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
       entry.started_at = new Date().toISOString();
       try {
         let output: unknown;
-        if (step.type === 'condition') {
+        if (step.type === 'log') {
+          output = logOutput(step);
+        } else if (step.type === 'condition') {
           const result = evaluateCondition(step.expression ?? '', scope);
           entry.steps = [];
           const branch = result ? 'if_true' : 'if_false';

@@ -16,11 +16,11 @@ export async function automationScheduleTickWorkflow(automationId: string): Prom
   if (!s) return null;
   try {
     await executeChild(automationRunWorkflow, {
-      workflowId: runWorkflowId(s.runId),
+      workflowId: runWorkflowId(s.start.runId),
       taskQueue: AUTOMATIONS_TASK_QUEUE,
-      args: [{ runId: s.runId, timeoutSeconds: s.timeoutSeconds }],
-      typedSearchAttributes: runSearchAttributes(s),
-      memo: runMemo(s),
+      args: [s.args],
+      typedSearchAttributes: runSearchAttributes(s.start),
+      memo: runMemo(s.start),
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
@@ -28,5 +28,5 @@ export async function automationScheduleTickWorkflow(automationId: string): Prom
     // The sweeper started this run first (the tick was late): it runs either way.
     if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
   }
-  return s.runId;
+  return s.start.runId;
 }

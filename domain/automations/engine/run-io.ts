@@ -12,6 +12,19 @@ export type RunPlan = {
   context: Record<string, unknown>;
 };
 
+/**
+ * The run workflow's input: everything it needs to run, so it starts without a read of its own.
+ * The steps are the automation's as its trigger saw them. `refused` says why the stored spec no
+ * longer passes (rules tightened since it was stored): the run fails at once. `cancelled` starts
+ * a run that a human cancelled before its workflow existed: it only records that end.
+ */
+export type AutomationRunArgs = RunPlan & {
+  runId: string;
+  timeoutSeconds: number;
+  refused?: string;
+  cancelled?: boolean;
+};
+
 export type StepStatus = 'success' | 'failed' | 'skipped' | 'cancelled';
 
 export type StepResult = {
