@@ -44,3 +44,5 @@ export const forbidden = (detail: string) => new Problem(403, detail);
 export const notFound = (what = 'Resource') => new Problem(404, `${what} not found`);
 export const conflict = (detail: string) => new Problem(409, detail);
 export const gone = (detail: string) => new Problem(410, detail);
+/** A 400 that names the field, shaped like the input validator's (`errors: [{field, message}]`). */
+export const invalidField = (field: string, message: string) => badRequest(`${field}: ${message}`, { errors: [{ field, message }] });

@@ -16,7 +16,7 @@ import type { TriggerType } from './automation-types.ts';
 import { callerOf, type Principal } from '../auth/principal.ts';
 import { requireManager, roleOf } from '../org/roles.ts';
 import { assertBelowTierLimit } from '../limits/tier-limits.ts';
-import { badRequest, forbidden, notFound } from '../errors.ts';
+import { badRequest, forbidden, invalidField, notFound } from '../errors.ts';
 import { parseWorkflowSpec } from './spec/workflow-spec.ts';
 import { checkTimezone, normalizeCron } from './spec/cron.ts';
 import { AUTOMATION_TRIGGER_EVENTS } from './event-subscriber.ts';
@@ -63,9 +63,6 @@ export type AutomationUpdateInput = AutomationChanges & { trigger_type?: Trigger
 /** A new automation; for a webhook trigger also its token and URL, which the caller sees this once. */
 export type CreatedAutomation = { automation: AutomationWithStats; webhook: WebhookCredentials | null };
 export type WebhookCredentials = { url: string; token: string };
-
-/** A 400 that names the field, shaped like the input validator's. */
-const invalidField = (field: string, message: string) => badRequest(`${field}: ${message}`, { errors: [{ field, message }] });
 
 export class AutomationCommands {
   private readonly d: AutomationDeps;

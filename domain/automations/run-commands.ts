@@ -75,25 +75,20 @@ export class RunCommands {
   }
 
   async get(ctx: ActionContext, automationId: string, runId: string): Promise<RunRow> {
-    const p = callerOf(ctx);
-    const a = await this.visibleAutomation(p, automationId);
-    const run = isUuid(runId) ? await findRun(this.d.db(), a.org_id, a.id, runId) : null;
-    if (!run) throw notFound('Run');
-    return run;
+    return (await this.visibleRun(callerOf(ctx), automationId, runId)).run;
   }
 
   /** Human-only (spec §3): only running or awaiting_approval runs; answers once the run has ended. */
   async cancel(ctx: ActionContext, automationId: string, runId: string): Promise<RunRow> {
     const p = callerOf(ctx);
     if (p.type !== 'user') throw forbidden('Only a human can cancel a run');
-    const run = await this.get(ctx, automationId, runId);
+    const { a, run } = await this.visibleRun(p, automationId, runId);
     if (!OPEN_RUN_STATUSES.includes(run.status)) throw notCancellable(run);
     const outcome = await this.d.client.cancelRun(run.id, p.id);
     if (outcome === 'no_workflow') {
       // Its workflow never started (Temporal was unreachable at trigger time). Start it cancelled:
       // it records that end and nothing else, and a late start of the real run (the trigger's,
       // the sweeper's) finds the ID taken. If that late start won the race, cancel it instead.
-      const a = await this.visibleAutomation(p, automationId);
       const start = this.runStart(a, run.id, run.trigger_source);
       if (await this.d.client.startRun(start, { cancelled: true })) await this.d.client.awaitEnd(run.id);
       else await this.d.client.cancelRun(run.id, p.id);
@@ -122,6 +117,14 @@ export class RunCommands {
       runId, orgId: a.org_id, automationId: a.id, agentId: a.agent_id, triggerType: source,
       automationName: a.name, timeoutSeconds: this.d.runTimeoutSeconds,
     };
+  }
+
+  /** A run of an automation the caller may see (another organization's → 404). */
+  private async visibleRun(p: Principal, automationId: string, runId: string): Promise<{ a: TriggerTarget; run: RunRow }> {
+    const a = await this.visibleAutomation(p, automationId);
+    const run = isUuid(runId) ? await findRun(this.d.db(), a.org_id, a.id, runId) : null;
+    if (!run) throw notFound('Run');
+    return { a, run };
   }
 
   /** The automation if the caller may see it: a human of its organization, or its own agent. */

@@ -4,7 +4,7 @@
 // 413 for a value too large, 403 resource_limit_exceeded for too many entries).
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Problem, badRequest, notFound } from '../errors.ts';
+import { Problem, invalidField, notFound } from '../errors.ts';
 import {
   countLiveEntries, deleteEntry, deleteExpired, findEntry, listEntries, listNamespaces, searchEntries, upsertEntry,
   MEMORY_TIERS, type MemoryRow, type MemoryTier,
@@ -46,37 +46,36 @@ export function memoryEntryId(agentId: string, namespace: string, key: string): 
 
 const withId = <R extends MemoryRow>(r: R): R & { id: string } => ({ ...r, id: memoryEntryId(r.agent_id, r.namespace, r.key) });
 
-const invalid = (field: string, message: string) => badRequest(`${field}: ${message}`, { errors: [{ field, message }] });
 
 export function checkNamespace(namespace: string): void {
   if (!NAMESPACE_PATTERN.test(namespace)) {
-    throw invalid('namespace', `must be 1 to ${MEMORY_LIMITS.namespaceMaxChars} characters of letters, digits, _ . : -`);
+    throw invalidField('namespace', `must be 1 to ${MEMORY_LIMITS.namespaceMaxChars} characters of letters, digits, _ . : -`);
   }
 }
 
 export function checkKey(key: string): void {
-  if (key.length < 1 || key.length > MEMORY_LIMITS.keyMaxChars) throw invalid('key', `must be 1 to ${MEMORY_LIMITS.keyMaxChars} characters`);
-  if (/[\u0000-\u001f\u007f]/.test(key)) throw invalid('key', 'must not contain control characters');
+  if (key.length < 1 || key.length > MEMORY_LIMITS.keyMaxChars) throw invalidField('key', `must be 1 to ${MEMORY_LIMITS.keyMaxChars} characters`);
+  if (/[\u0000-\u001f\u007f]/.test(key)) throw invalidField('key', 'must not contain control characters');
 }
 
 /** The value as JSON text, within the size limit; Postgres cannot store a NUL character in jsonb. */
 export function valueJson(value: unknown): string {
-  if (value === undefined || value === null) throw invalid('value', 'is required (any JSON value but null)');
+  if (value === undefined || value === null) throw invalidField('value', 'is required (any JSON value but null)');
   const json = JSON.stringify(value);
-  if (json === undefined) throw invalid('value', 'must be a JSON value');
+  if (json === undefined) throw invalidField('value', 'must be a JSON value');
   const bytes = Buffer.byteLength(json, 'utf8');
   if (bytes > MEMORY_LIMITS.valueMaxBytes) {
     const message = `must be at most ${MEMORY_LIMITS.valueMaxBytes} bytes as JSON (got ${bytes})`;
     throw new Problem(413, `value: ${message}`, { extras: { errors: [{ field: 'value', message }], limit: MEMORY_LIMITS.valueMaxBytes, size: bytes } });
   }
-  if (/(^|[^\\])(\\\\)*\\u0000/.test(json)) throw invalid('value', 'must not contain the NUL character');
+  if (/(^|[^\\])(\\\\)*\\u0000/.test(json)) throw invalidField('value', 'must not contain the NUL character');
   return json;
 }
 
 function checkTtl(ttlSecs: number | null): void {
   if (ttlSecs === null) return;
   if (!Number.isInteger(ttlSecs) || ttlSecs < 1 || ttlSecs > MEMORY_LIMITS.ttlMaxSecs) {
-    throw invalid('ttl_seconds', `must be a whole number of seconds from 1 to ${MEMORY_LIMITS.ttlMaxSecs}, or null for no expiry`);
+    throw invalidField('ttl_seconds', `must be a whole number of seconds from 1 to ${MEMORY_LIMITS.ttlMaxSecs}, or null for no expiry`);
   }
 }
 
@@ -100,7 +99,7 @@ export class MemoryStore {
     ttlSecs: number | null = null): Promise<MemoryEntry> {
     checkNamespace(namespace);
     checkKey(key);
-    if (!MEMORY_TIERS.includes(tier)) throw invalid('tier', `must be one of ${MEMORY_TIERS.join(', ')}`);
+    if (!MEMORY_TIERS.includes(tier)) throw invalidField('tier', `must be one of ${MEMORY_TIERS.join(', ')}`);
     checkTtl(ttlSecs);
     const json = valueJson(value);
     const row = await this.db().transactional(async (tx) => {
@@ -142,8 +141,8 @@ export class MemoryStore {
   /** Up to `topK` (≤ 50) live entries matching `query` (web search syntax), best first. */
   async search(agentId: string, namespace: string, query: string, topK: number = MEMORY_LIMITS.topKDefault): Promise<MemorySearchHit[]> {
     checkNamespace(namespace);
-    if (!Number.isInteger(topK) || topK < 1 || topK > MEMORY_LIMITS.topKMax) throw invalid('top_k', `must be a whole number from 1 to ${MEMORY_LIMITS.topKMax}`);
-    if (query.trim() === '' || query.length > MEMORY_LIMITS.queryMaxChars) throw invalid('query', `must be 1 to ${MEMORY_LIMITS.queryMaxChars} characters`);
+    if (!Number.isInteger(topK) || topK < 1 || topK > MEMORY_LIMITS.topKMax) throw invalidField('top_k', `must be a whole number from 1 to ${MEMORY_LIMITS.topKMax}`);
+    if (query.trim() === '' || query.length > MEMORY_LIMITS.queryMaxChars) throw invalidField('query', `must be 1 to ${MEMORY_LIMITS.queryMaxChars} characters`);
     return (await searchEntries(this.db(), agentId, namespace, query, topK)).map(withId);
   }
 }

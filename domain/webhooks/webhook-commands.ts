@@ -12,7 +12,7 @@ import type { WebhooksClient } from './client.ts';
 import { callerOf } from '../auth/principal.ts';
 import { requireManager } from '../org/roles.ts';
 import { lockOrganization } from '../org/org-lock.ts';
-import { Problem, badRequest, conflict, notFound } from '../errors.ts';
+import { Problem, badRequest, conflict, invalidField, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { unknownEventNames } from '../events/catalogue.ts';
 import { checkAddress, checkUrl, type Exemptions, type Resolver, type ResolvedAddress } from '../net/outbound/index.ts';
@@ -55,9 +55,6 @@ function decodeCursor(c: string): DeliveryKey {
   if (!m || !isUuid(m[2]!)) throw badRequest('cursor is not a cursor returned by this endpoint');
   return { createdUs: m[1]!, id: m[2]! };
 }
-
-/** A 400 that names the field, shaped like the input validator's. */
-const invalidField = (field: string, message: string) => badRequest(`${field}: ${message}`, { errors: [{ field, message }] });
 
 export class WebhookCommands {
   private readonly d: WebhookDeps;

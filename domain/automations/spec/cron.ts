@@ -7,13 +7,13 @@
 // Semantics differ from classic cron in one way (STACK-NOTES): when BOTH day-of-month and
 // day-of-week are restricted, Temporal fires only on days matching both (`0 9 13 * FRI` = Friday
 // the 13th), where classic cron fires on either. We do not emulate the classic rule.
-import { badRequest } from '../../errors.ts';
+import { invalidField } from '../../errors.ts';
 
 const FIELD = 'cron_expr';
 const TZ_FIELD = 'timezone';
 
 function fail(field: string, message: string): never {
-  throw badRequest(`${field}: ${message}`, { errors: [{ field, message }] });
+  throw invalidField(field, message);
 }
 
 const MACROS: Readonly<Record<string, string>> = {

@@ -2,7 +2,7 @@
 // Both forms of the reference are accepted: a bare array or `{steps: [...]}`; `type` or its older
 // spelling `action`; parameters at a step's top level or under `params`. Every refusal is a 400
 // naming the step and the field, e.g. `workflow_spec.steps[2].duration_secs: must be at most 30`.
-import { badRequest } from '../../errors.ts';
+import { invalidField } from '../../errors.ts';
 import {
   CONDITION_SUBSTEP_TYPES, LATER_STEP_TYPES, STEP_ALIASES, STEP_LIMITS, STEP_TYPES, type Step, type StepType,
 } from './step-types.ts';
@@ -18,7 +18,7 @@ type Raw = Record<string, unknown>;
 type Canonical = StepType | (typeof LATER_STEP_TYPES)[number];
 
 function fail(field: string, message: string): never {
-  throw badRequest(`${field}: ${message}`, { errors: [{ field, message }] });
+  throw invalidField(field, message);
 }
 
 const KNOWN_LIST = `${STEP_TYPES.join(', ')} (also accepted: ${Object.keys(STEP_ALIASES).filter((a) => !isLater(STEP_ALIASES[a]!)).join(', ')})`;
