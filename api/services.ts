@@ -31,6 +31,8 @@ import type { RunCommands } from '../domain/automations/run-commands.ts';
 import type { PlatformOperators } from '../domain/auth/platform-operators.ts';
 import type { TemporalCodecCommands } from '../domain/temporal/codec-commands.ts';
 import type { AutomationCommands } from '../domain/automations/automation-commands.ts';
+import type { ShareCommands } from '../domain/shares/share-commands.ts';
+import type { ShareOpener } from '../domain/shares/share-open.ts';
 
 export type ApiServices = {
   config: Config;
@@ -82,5 +84,9 @@ export type ApiServices = {
   temporalCodec: TemporalCodecCommands;
   /** Automations: CRUD, presets and webhook tokens (runs are `runs`). */
   automations: AutomationCommands;
+  /** Sharing a secret: create, lists, accept, decline, revoke. */
+  shares: ShareCommands;
+  /** Opening a share (the public route). */
+  shareAccess: ShareOpener;
 
 };

@@ -68,6 +68,8 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_INITIAL_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
   // Spec §8: an automation run may run 300 s (waiting for an approval does not count).
   AUTOMATION_RUN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  // Opens of one share within this window reach its creator as one mail.
+  SHARE_ACCESS_MAIL_WINDOW_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
   // Comma-separated CIDRs the outbound client may reach although private (tests, local dev).
   OUTBOUND_ALLOW_CIDRS: z.string().default('').transform((v, ctx) => {
     const entries = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -109,6 +111,8 @@ export type Config = {
   webhookRetryInitialSeconds: number;
   /** Running time an automation run may take before it ends `timed_out`. */
   automationRunTimeoutSeconds: number;
+  /** Opens of one share within this many seconds are mailed to its creator together. */
+  shareAccessMailWindowSeconds: number;
 };
 
 export class ConfigError extends Error {}
@@ -157,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     outboundAllowCidrs: e.OUTBOUND_ALLOW_CIDRS,
     webhookRetryInitialSeconds: e.WEBHOOK_RETRY_INITIAL_SECONDS,
     automationRunTimeoutSeconds: e.AUTOMATION_RUN_TIMEOUT_SECONDS,
+    shareAccessMailWindowSeconds: e.SHARE_ACCESS_MAIL_WINDOW_SECONDS,
   };
 }
 

@@ -41,7 +41,10 @@ import { MemoryCommands } from '../domain/memory/memory-commands.ts';
 import { MemoryStore } from '../domain/memory/memory-store.ts';
 import { RunCommands } from '../domain/automations/run-commands.ts';
 import { AutomationsClient } from '../domain/automations/client.ts';
-import { secretCommands } from './secret-services.ts';
+import { secretCommands, secretLookup } from './secret-services.ts';
+import { ShareCommands, SHARE_CREATE_PER_ORG } from '../domain/shares/share-commands.ts';
+import { ShareOpener, SHARE_OPEN_PER_IP, SHARE_OPEN_PER_SHARE } from '../domain/shares/share-open.ts';
+import { SharesClient } from '../domain/shares/client.ts';
 import { AutomationSchedules } from '../domain/automations/schedules.ts';
 import { RunApprovalUpdates } from '../domain/automations/run-approval-gate.ts';
 import { parseExemptions, systemResolver } from '../domain/net/outbound/index.ts';
@@ -77,6 +80,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const mailer = new Mailer(new MailClient(w.temporal, log), core.mailKey);
   const platformOperators = new PlatformOperators(config.platformAdminEmails);
   const automations = new AutomationsClient(w.temporal, w.colocatedTemporal ?? null);
+  const lookup = secretLookup(hot);
   return {
     config, log,
     audit, rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst), jwt, apiKeys, ipRules, kms: core.kms,
@@ -85,7 +89,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     invitations: new InvitationCommands({ db, audit: actionAudit, mailer, pepper: core.pepper, jwt, publicUrl: config.publicUrl }),
     ipRuleAdmin: new IpRuleCommands({ db, audit: actionAudit, cache: ipRules }),
     auditLog: new AuditLog({ db, writer: audit, chainKey: core.auditKey }),
-    secrets: secretCommands({ db, hot, kms: core.kms, audit: actionAudit }),
+    secrets: secretCommands({ db, hot, kms: core.kms, audit: actionAudit, lookup }),
+    ...shareAreas({ config, log, db, lookup, core, audit: actionAudit, mailer, temporal: w.temporal }),
     policies: new PolicyCommands({ db, hot, audit: actionAudit }),
     agents: new AgentCommands({ db, pepper: core.pepper, revocations, audit: actionAudit }),
     agentTokens: new AgentTokenExchange({ hot, pepper: core.pepper, jwt, audit: actionAudit }),
@@ -127,10 +132,30 @@ function accountAreas(d: {
   const passwords = new PasswordCheck();
   const { db, hot, jwt, apiKeys, revocations, audit, mailer, pepper } = d;
   return {
-    tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper }),
+    tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper, mailer, publicUrl: d.config.publicUrl }),
     account: new AccountCommands({ db, hot, audit, revocations, apiKeys, throttle, passwords, deletion: d.deletion }),
     passwords: new PasswordCommands({ db, jwt, revocations, audit, mailer, throttle, passwords, pepper, publicUrl: d.config.publicUrl }),
     emailChange: new EmailChangeCommands({ db, hot, audit, mailer, pepper }),
     personalKeys: new ApiKeyCommands({ db, keys: apiKeys, audit }),
+  };
+}
+
+/** Sharing: the commands and the public opener, with their limiters. */
+function shareAreas(d: {
+  config: Config; log: Logger; db: () => EntityManager; lookup: ReturnType<typeof secretLookup>; core: Core; audit: ActionAudit;
+  mailer: Mailer; temporal: Client;
+}): Pick<ApiServices, 'shares' | 'shareAccess'> {
+  const { db, lookup, core, audit } = d;
+  return {
+    shares: new ShareCommands({
+      db, lookup, audit, mailer: d.mailer, pepper: core.pepper, linkKey: core.shareLinkKey, publicUrl: d.config.publicUrl,
+      perOrg: new TokenBuckets(SHARE_CREATE_PER_ORG.ratePerSecond, SHARE_CREATE_PER_ORG.burst),
+    }),
+    shareAccess: new ShareOpener({
+      db, lookup, kms: core.kms, audit, pepper: core.pepper,
+      perIp: new TokenBuckets(SHARE_OPEN_PER_IP.ratePerSecond, SHARE_OPEN_PER_IP.burst),
+      perShare: new TokenBuckets(SHARE_OPEN_PER_SHARE.ratePerSecond, SHARE_OPEN_PER_SHARE.burst),
+      notices: new SharesClient(d.temporal, d.log), mailWindowSeconds: d.config.shareAccessMailWindowSeconds,
+    }),
   };
 }

@@ -12,6 +12,8 @@ export type Core = {
   temporalCodecKey: KeyObject;
   /** Signs operators' codec links for the Temporal UI (domain/temporal/codec-links.ts). */
   temporalCodecLinkKey: KeyObject;
+  /** Seals share link ids so the creator's and recipient's lists can show them (domain/shares/share-links.ts). */
+  shareLinkKey: KeyObject;
 };
 
 export async function openCore(config: Config, databaseUrl: string, poolMax?: number): Promise<Core> {
@@ -31,5 +33,6 @@ export async function openCore(config: Config, databaseUrl: string, poolMax?: nu
     webhookKey: createSecretKey(deriveKey(rootKey, 'webhook-signing-secrets')),
     temporalCodecKey: createSecretKey(deriveKey(rootKey, 'temporal-payload-codec')),
     temporalCodecLinkKey: createSecretKey(deriveKey(rootKey, 'temporal-codec-link')),
+    shareLinkKey: createSecretKey(deriveKey(rootKey, 'share-links')),
   };
 }

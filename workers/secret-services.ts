@@ -10,9 +10,12 @@ import { SecretReader } from '../domain/secrets/secret-read.ts';
 import { ReadCache } from '../domain/secrets/read-cache.ts';
 import { VersionedPolicyCache } from '../domain/policies/policy-cache.ts';
 
-/** Secrets: one lookup (with its policy cache) shared by the reader (with its read cache) and the commands. */
-export function secretCommands(d: { db: () => EntityManager; hot: HotReads; kms: Core['kms']; audit: ActionAudit }): SecretCommands {
-  const lookup = new SecretLookup(d.hot, new VersionedPolicyCache());
+/** The one secret lookup (with its policy cache) of a process: secrets and shares use it. */
+export const secretLookup = (hot: HotReads): SecretLookup => new SecretLookup(hot, new VersionedPolicyCache());
+
+/** Secrets: one lookup shared by the reader (with its read cache) and the commands. */
+export function secretCommands(d: { db: () => EntityManager; hot: HotReads; kms: Core['kms']; audit: ActionAudit; lookup?: SecretLookup }): SecretCommands {
+  const lookup = d.lookup ?? secretLookup(d.hot);
   const reader = new SecretReader({ db: d.db, lookup, kms: d.kms, audit: d.audit, cache: new ReadCache() });
   return new SecretCommands({ db: d.db, lookup, reader, kms: d.kms, audit: d.audit });
 }

@@ -23,12 +23,17 @@ import type { AutomationSchedules } from '../domain/automations/schedules.ts';
 import type { StepRunner } from '../domain/automations/step-runner.ts';
 import { openRunsBetween } from '../domain/automations/run-repository.ts';
 import { createAutomationActivities } from '../activities/automations.ts';
+import { SHARES_TASK_QUEUE, SharesClient } from '../domain/shares/client.ts';
+import { sharesWithUnnotifiedAccesses } from '../domain/shares/access-notices.ts';
+import { Mailer } from '../domain/mail/mailer.ts';
+import { createShareActivities } from '../activities/shares.ts';
 
 /** What the worker process hands every area. */
 export type WorkerDeps = {
   em: () => EntityManager; kms: Kms; mailKey: KeyObject; transport: MailTransport; temporal: Client; log: Logger;
   webhookKey: KeyObject; outbound: OutboundClient; webhooks: WebhooksClient;
   automations: AutomationsClient; schedules: AutomationSchedules; automationSteps: StepRunner; runTimeoutSeconds: number;
+  shareAccessMailWindowSeconds: number;
 };
 
 /** A run still `running` this long after its start cannot have a workflow (its time-out ended it). */
@@ -92,6 +97,18 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
         }, { workflowSpec: r.workflow_spec, context: r.context });
       }
       await d.schedules.reconcile({ orphans: false });
+    },
+  },
+  {
+    taskQueue: SHARES_TASK_QUEUE,
+    activities: (d) => createShareActivities({ em: d.em, mailer: new Mailer(new MailClient(d.temporal, d.log), d.mailKey) }),
+    // Opens whose digest could not be started, or that came as a digest was closing. A running
+    // digest takes its opens within one window, so only rows older than that are re-driven.
+    async redrive(d, olderThan) {
+      const client = new SharesClient(d.temporal, d.log);
+      for (const id of await sharesWithUnnotifiedAccesses(d.em(), olderThan + d.shareAccessMailWindowSeconds)) {
+        await client.startAccessDigest(id, d.shareAccessMailWindowSeconds);
+      }
     },
   },
 ];

@@ -80,6 +80,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
     transport: createMailTransport(config.smtpUrl, config.mailFrom, log),
     webhookKey: core.webhookKey, webhooks, outbound,
     automations, schedules, automationSteps, runTimeoutSeconds: config.automationRunTimeoutSeconds,
+    shareAccessMailWindowSeconds: config.shareAccessMailWindowSeconds,
   };
   const code = await workflowCodeOptions();
   const workers = await Promise.all(TEMPORAL_AREAS.map((area) => Worker.create({

@@ -5,3 +5,4 @@ export { accountDeletionWorkflow } from './accounts/account-deletion.ts';
 export { webhookBatchWorkflow } from './webhooks/webhook-batch.ts';
 export { automationRunWorkflow } from './automations/automation-run.ts';
 export { automationScheduleTickWorkflow } from './automations/schedule-tick.ts';
+export { shareAccessDigestWorkflow } from './shares/share-access-digest.ts';

@@ -22,12 +22,13 @@ import { memoryRoutes } from './agents/memory.ts';
 import { temporalCodecRoutes } from './admin/temporal-codec.ts';
 import { runRoutes } from './automations/runs.ts';
 import { automationRoutes } from './automations/automations.ts';
+import { shareRoutes } from './shares/shares.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
-    ...vaultRoutes, ...secretRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes,
+    ...vaultRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes,
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...automationRoutes,

@@ -12,10 +12,12 @@ import type { JwtService } from '../auth/jwt.ts';
 import type { ApiKeyService } from '../auth/api-keys.ts';
 import type { RevocationList } from '../auth/revocations.ts';
 import type { PasswordCheck } from './password-check.ts';
+import type { Mailer } from '../mail/mailer.ts';
 import { USER_TOKEN_TTL_SECONDS } from '../auth/jwt.ts';
 import { callerOf } from '../auth/principal.ts';
 import { hashPassword } from '../crypto/passwords.ts';
-import { Problem, unauthorized } from '../errors.ts';
+import { Problem, badRequest, unauthorized } from '../errors.ts';
+import { consumeVerification, offerVerification } from './email-verification.ts';
 import { loginKey, tooManyAttempts, type AttemptThrottle } from './attempt-throttle.ts';
 import { ensureOrganization, findActiveByEmail, insertOrganization, insertUser } from './user-repository.ts';
 
@@ -34,6 +36,9 @@ export type TokenDeps = {
   passwords: PasswordCheck;
   /** Keys the login throttle by an HMAC of the e-mail, so the table holds no addresses. */
   pepper: KeyObject;
+  /** Mails the signup's verification token. */
+  mailer: Mailer;
+  publicUrl: string;
 };
 
 export class TokenCommands {
@@ -46,10 +51,11 @@ export class TokenCommands {
   /** A new account, owner of a new organization of its own, logged in. */
   async signup(ctx: ActionContext, input: { email: string; password: string; displayName?: string }): Promise<{ email: string; token: IssuedToken }> {
     const passwordHash = await hashPassword(input.password);
-    const { user, orgId } = await this.d.db().transactional(async (tx) => {
+    const { user, orgId } = await this.d.mailer.transaction(this.d.db(), async (tx, send) => {
       const org = await insertOrganization(tx, `${input.displayName ?? input.email}'s organization`);
       const u = await insertUser(tx, { email: input.email, passwordHash, displayName: input.displayName ?? null, orgId: org, role: 'owner', emailVerified: false },
         'An account with this e-mail already exists');
+      await offerVerification(tx, send, this.d.pepper, this.d.publicUrl, u);
       return { user: u, orgId: org };
     });
     await this.d.audit.record(ctx, 'user.signup', { actor: { type: 'user', id: user.id, orgId }, resourceType: 'user', resourceId: user.id });
@@ -75,6 +81,18 @@ export class TokenCommands {
       actor: { type: 'user', id: user.id, orgId }, resourceType: 'user', resourceId: user.id, details: { method: 'password' },
     });
     return this.issue(user.id, orgId);
+  }
+
+  /** The signup's mailed token: verifies the account's address and logs it in (reference verifyEmail). */
+  async verifyEmail(ctx: ActionContext, token: string): Promise<IssuedToken> {
+    const em = this.d.db();
+    const user = await em.transactional(async (tx) => {
+      const u = await consumeVerification(tx, this.d.pepper, token);
+      if (!u) throw badRequest('This verification token is invalid, used or expired (or the address changed since); sign in and ask for a new one');
+      return { ...u, orgId: u.org_id ?? await ensureOrganization(tx, u) };
+    });
+    await this.d.audit.record(ctx, 'user.email_verified', { actor: { type: 'user', id: user.id, orgId: user.orgId }, resourceType: 'user', resourceId: user.id });
+    return this.issue(user.id, user.orgId);
   }
 
   /** A personal `xck_` key for a JWT of its owner. */

@@ -4,6 +4,7 @@ const SECRET_SEGMENTS: RegExp[] = [
   /(\/v1\/platform\/claim\/)[^/]+/g, // platform claim tokens
   /(\/v1\/agent-enrollments\/)[^/]+/g, // agent enrollment approval tokens
   /(\/v1\/admin\/temporal-codec\/links\/)[^/]+/g, // operators' codec links for the Temporal UI
+  /(\/v1\/shares?\/)(?!(?:inbound|outbound)(?:[/?]|$))[^/?]+/g, // share link ids (they open link shares)
 ];
 
 export function redactPath(path: string): string {

@@ -31,7 +31,7 @@ const SPEC_WEBHOOK_EVENTS = [
 const SECRET_AGENT_SHARE_EVENTS = [
   'secret.created', 'secret.updated', 'secret.rotated', 'secret.deleted',
   'agent.created', 'agent.deleted',
-  'share.created',
+  'share.created', 'share.accessed', 'share.revoked',
 ] as const;
 
 /** Subscribes a webhook to every event, present and future. */
@@ -51,6 +51,7 @@ export const EMITTED_EVENTS = [
   'policy.created', 'policy.updated', 'policy.deleted',
   'agent.created', 'agent.deleted',
   'approval.created', 'approval.decided',
+  'share.created', 'share.accessed', 'share.revoked',
 ] as const;
 
 export type DomainEvent = (typeof EMITTED_EVENTS)[number];

@@ -30,6 +30,7 @@ export default async function globalSetup(): Promise<void> {
     // Webhook receivers in tests listen on 127.0.0.1; retries wait 0.1 s, 0.3 s, 0.9 s … (the dev server fires timers under 1 s after about 1 s)
     OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
     WEBHOOK_RETRY_INITIAL_SECONDS: '0.1',
+    SHARE_ACCESS_MAIL_WINDOW_SECONDS: '1',
     // test/integration/temporal-codec.test.ts signs this address up as the platform operator.
     PLATFORM_ADMIN_EMAILS: 'operator@ops.test',
     ...kmsEnv(dataDir),

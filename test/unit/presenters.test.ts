@@ -31,11 +31,12 @@ function propertyNames(schema: unknown, all: Record<string, unknown>, seen = new
 
 // Agent memory entries carry a `value` too: agent data the agent itself wrote (the run engine
 // refuses to put a secret it read into memory), shown to the agent and its organization's admins.
-test('only the SecretValue and the agent memory presenters have a value property', () => {
+// SharedSecret is what opening a share returns (GET /v1/share/{id}).
+test('only the SecretValue, SharedSecret and the agent memory presenters have a value property', () => {
   const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
   expect(Object.keys(schemas).length).toBeGreaterThan(10);
   const carrying = Object.entries(schemas).filter(([, s]) => propertyNames(s, schemas).has('value')).map(([id]) => id);
-  expect(carrying.sort()).toEqual(['MemoryEntry', 'MemoryEntryList', 'MemorySearchResults', 'SecretValue']);
+  expect(carrying.sort()).toEqual(['MemoryEntry', 'MemoryEntryList', 'MemorySearchResults', 'SecretValue', 'SharedSecret']);
 });
 
 test('object shapes admit no extra properties, so no response can carry an undeclared field', () => {

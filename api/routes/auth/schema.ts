@@ -12,6 +12,7 @@ export const signupBody = z.object({ email: emailField, password: passwordField,
 export const loginBody = z.object({ email: z.string().trim().min(1).max(254).transform((e) => e.toLowerCase()), password: givenPassword });
 
 export const apiKeyTokenBody = z.object({ api_key: z.string().min(1).max(256) });
+export const verifyEmailBody = z.object({ token: z.string().min(1).max(256) });
 
 export const updateProfileBody = z.object({ display_name: displayNameField.nullable().optional(), marketing_emails: z.boolean().optional() })
   .refine((b) => b.display_name !== undefined || b.marketing_emails !== undefined, { message: 'send display_name and/or marketing_emails' });

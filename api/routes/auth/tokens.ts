@@ -1,6 +1,6 @@
-// Token issuance (§4.2): signup, password login, API-key exchange, refresh, logout.
+// Token issuance (§4.2): signup, e-mail verification, password login, API-key exchange, refresh, logout.
 import { route } from '../../route.ts';
-import { signupBody, loginBody, apiKeyTokenBody } from './schema.ts';
+import { signupBody, loginBody, apiKeyTokenBody, verifyEmailBody } from './schema.ts';
 import { SignupSchema, TokenSchema, presentSignup, presentToken } from '../../presenters/accounts.ts';
 import { badRequest } from '../../../domain/errors.ts';
 
@@ -13,6 +13,14 @@ export const tokenRoutes = [
     errors: { 409: 'E-mail already registered' },
     handler: async ({ body, action, services: s }) =>
       presentSignup(await s.tokens.signup(action, { email: body.email, password: body.password, displayName: body.display_name })),
+  }),
+  route({
+    method: 'POST', path: '/v1/auth/verify-email', tag: 'Authentication', auth: 'public',
+    summary: 'Verify the e-mail address with the token mailed at signup; logs in',
+    body: verifyEmailBody,
+    success: { status: 200, description: 'Verified; token response', schema: TokenSchema },
+    errors: { 400: 'Invalid, used or expired token, or the address changed since it was mailed' },
+    handler: async ({ body, action, services: s }) => presentToken(await s.tokens.verifyEmail(action, body.token)),
   }),
   route({
     method: 'POST', path: '/v1/auth/token', tag: 'Authentication', auth: 'public',
