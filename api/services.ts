@@ -33,6 +33,7 @@ import type { TemporalCodecCommands } from '../domain/temporal/codec-commands.ts
 import type { AutomationCommands } from '../domain/automations/automation-commands.ts';
 import type { ShareCommands } from '../domain/shares/share-commands.ts';
 import type { ShareOpener } from '../domain/shares/share-open.ts';
+import type { VaultKeyRotationCommands } from '../domain/key-rotation/vault-key-commands.ts';
 
 export type ApiServices = {
   config: Config;
@@ -88,5 +89,7 @@ export type ApiServices = {
   shares: ShareCommands;
   /** Opening a share (the public route). */
   shareAccess: ShareOpener;
+  /** Rotating a vault's own key (a background job). */
+  vaultKeys: VaultKeyRotationCommands;
 
 };

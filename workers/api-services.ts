@@ -45,6 +45,8 @@ import { secretCommands, secretLookup } from './secret-services.ts';
 import { ShareCommands, SHARE_CREATE_PER_ORG } from '../domain/shares/share-commands.ts';
 import { ShareOpener, SHARE_OPEN_PER_IP, SHARE_OPEN_PER_SHARE } from '../domain/shares/share-open.ts';
 import { SharesClient } from '../domain/shares/client.ts';
+import { VaultKeyRotationCommands } from '../domain/key-rotation/vault-key-commands.ts';
+import { KeyRotationClient } from '../domain/key-rotation/client.ts';
 import { AutomationSchedules } from '../domain/automations/schedules.ts';
 import { RunApprovalUpdates } from '../domain/automations/run-approval-gate.ts';
 import { parseExemptions, systemResolver } from '../domain/net/outbound/index.ts';
@@ -85,6 +87,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     config, log,
     audit, rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst), jwt, apiKeys, ipRules, kms: core.kms,
     vaults: new VaultCommands({ db, hot, kms: core.kms, audit: actionAudit }),
+    vaultKeys: new VaultKeyRotationCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),
     members: new MemberCommands({ db, audit: actionAudit, revocations, apiKeys }),
     invitations: new InvitationCommands({ db, audit: actionAudit, mailer, pepper: core.pepper, jwt, publicUrl: config.publicUrl }),
     ipRuleAdmin: new IpRuleCommands({ db, audit: actionAudit, cache: ipRules }),

@@ -27,6 +27,9 @@ import { SHARES_TASK_QUEUE, SharesClient } from '../domain/shares/client.ts';
 import { sharesWithUnnotifiedAccesses } from '../domain/shares/access-notices.ts';
 import { Mailer } from '../domain/mail/mailer.ts';
 import { createShareActivities } from '../activities/shares.ts';
+import { KEY_ROTATION_TASK_QUEUE, KeyRotationClient } from '../domain/key-rotation/client.ts';
+import { openJobsOlderThan } from '../domain/key-rotation/job-repository.ts';
+import { createKeyRotationActivities } from '../activities/key-rotation.ts';
 
 /** What the worker process hands every area. */
 export type WorkerDeps = {
@@ -109,6 +112,15 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
       for (const id of await sharesWithUnnotifiedAccesses(d.em(), olderThan + d.shareAccessMailWindowSeconds)) {
         await client.startAccessDigest(id, d.shareAccessMailWindowSeconds);
       }
+    },
+  },
+  {
+    taskQueue: KEY_ROTATION_TASK_QUEUE,
+    activities: (d) => createKeyRotationActivities({ em: d.em, kms: d.kms }),
+    // Jobs whose workflow could not be started at request time (a no-op for running ones).
+    async redrive(d, olderThan) {
+      const client = new KeyRotationClient(d.temporal, d.log);
+      for (const j of await openJobsOlderThan(d.em(), olderThan)) if (j.kind === 'vault_key') await client.startVaultKeyRotation(j.id);
     },
   },
 ];

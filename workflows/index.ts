@@ -6,3 +6,4 @@ export { webhookBatchWorkflow } from './webhooks/webhook-batch.ts';
 export { automationRunWorkflow } from './automations/automation-run.ts';
 export { automationScheduleTickWorkflow } from './automations/schedule-tick.ts';
 export { shareAccessDigestWorkflow } from './shares/share-access-digest.ts';
+export { vaultKeyRotationWorkflow } from './key-rotation/vault-key-rotation.ts';

@@ -23,12 +23,13 @@ import { temporalCodecRoutes } from './admin/temporal-codec.ts';
 import { runRoutes } from './automations/runs.ts';
 import { automationRoutes } from './automations/automations.ts';
 import { shareRoutes } from './shares/shares.ts';
+import { keyRotationRoutes } from './vaults/key-rotation.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
-    ...vaultRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes,
+    ...vaultRoutes, ...keyRotationRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes,
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...automationRoutes,

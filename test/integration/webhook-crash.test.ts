@@ -3,77 +3,32 @@
 // (at-least-once, and the history says so). Runs its own api and worker processes against a
 // fresh database on the shared PostgreSQL and a fresh namespace on the shared Temporal server,
 // so the test stack's own worker cannot pick up this test's work.
-import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
-import pg from 'pg';
-import { msToTs } from '@temporalio/common/lib/time.js';
-import { Connection, Client } from '@temporalio/client';
-import { call, closeDb, db } from '../helpers/api.ts';
-import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor } from '../helpers/stack.ts';
+import { call, closeDb } from '../helpers/api.ts';
+import { waitFor } from '../helpers/stack.ts';
+import { IsolatedStack } from '../helpers/isolated-stack.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 
 const EVENTS = 500;
-const suffix = Math.random().toString(36).slice(2, 10);
-const database = `crash_${suffix}`;
-const namespace = `crash-${suffix}`;
 
 let receiver: Receiver;
-let temporal: Client;
-let crashDb: pg.Pool;
-let api: ChildProcess | undefined;
-let worker: ChildProcess | undefined;
-let env: Record<string, string>;
-let dataDir: string;
-
-async function startWorker(): Promise<ChildProcess> {
-  return spawnEntry('workers/worker.ts', env, path.join(dataDir, 'worker.log'));
-}
+const stack = new IsolatedStack('crash');
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  await db().query(`CREATE DATABASE ${database}`);
-  const url = new URL(process.env.TEST_DATABASE_URL!);
-  url.pathname = `/${database}`;
-  crashDb = new pg.Pool({ connectionString: url.toString(), max: 2 });
-  temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }), namespace });
-  await temporal.connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
-  // The frontend learns of a new namespace within a few seconds: wait until it takes a start.
-  await waitFor('the new namespace', 30_000, async () => {
-    try {
-      const h = await temporal.workflow.start('probe', { taskQueue: 'probe', workflowId: `probe-${suffix}` });
-      await h.terminate('probe');
-      return true;
-    } catch { return undefined; }
-  });
-  dataDir = makeDataDir('vault-crash-');
-  const port = await freePort();
-  env = {
-    DATABASE_URL: url.toString(), TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: namespace,
-    DATA_DIR: dataDir, PORT: String(port), KMS_BACKEND: 'local', LOG_LEVEL: 'warn',
-    RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_INITIAL_SECONDS: '0.1',
-  };
-  worker = await startWorker(); // migrates the new database
-  api = spawnEntry('workers/api.ts', env, path.join(dataDir, 'api.log'));
-  env.API_URL = `http://127.0.0.1:${port}`;
-  await waitFor('crash-test api', 120_000, async () => {
-    try { return (await fetch(`${env.API_URL}/v1/health`)).ok ? true : undefined; } catch { return undefined; }
-  }, () => api!.exitCode !== null);
+  await stack.start({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_INITIAL_SECONDS: '0.1' });
 }, 180_000);
 
 afterAll(async () => {
-  for (const p of [api, worker]) if (p) await stopGroup(p);
-  await crashDb?.end();
-  await db().query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
-  await temporal?.connection.close();
+  await stack.stop();
   await receiver?.close();
   await closeDb();
 });
 
 test(`SIGKILL of the worker in the middle of ${EVENTS} deliveries: every event arrives, duplicates only where the history shows a repeated attempt`, async () => {
-  const base = env.API_URL!;
+  const base = stack.apiUrl;
   const owner = await signupAt(base);
   // 500 secrets are over the free tier's cap; billing has no API yet, so lift the tier directly.
-  await crashDb.query(`UPDATE organizations SET billing_tier = 'enterprise'`);
+  await stack.pool.query(`UPDATE organizations SET billing_tier = 'enterprise'`);
   const hook = await call('POST', '/v1/webhooks', { base, token: owner, body: { url: receiver.url('/crash'), events: ['secret.created'] } });
   expect(hook.status).toBe(201);
   const vault = await call('POST', '/v1/vaults', { base, token: owner, body: { name: 'crash' } });
@@ -96,23 +51,22 @@ test(`SIGKILL of the worker in the middle of ${EVENTS} deliveries: every event a
 
   // Kill the worker (and its dispatcher) while deliveries are under way, then start a new one.
   await receiver.waitFor(EVENTS / 5 + 1, '/crash', 120_000);
-  process.kill(-worker!.pid!, 'SIGKILL');
-  await new Promise<void>((resolve) => (worker!.exitCode !== null || worker!.signalCode !== null ? resolve() : worker!.once('exit', () => resolve())));
+  await stack.killWorker();
   const atKill = receiver.received('/crash').length;
   release();
   expect(atKill).toBeLessThan(EVENTS);
-  worker = await startWorker();
+  stack.startWorker();
 
   const unique = () => new Set(receiver.received('/crash').map((r) => r.body.id)).size;
   await waitFor('every event delivered', 180_000, () => (unique() === EVENTS ? true : undefined));
   await waitFor('every delivery recorded as succeeded', 60_000, async () => {
-    const { rows } = await crashDb.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'`);
+    const { rows } = await stack.pool.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'succeeded'`);
     return rows[0].n === EVENTS ? true : undefined;
   });
 
-  const { rows: outbox } = await crashDb.query('SELECT count(*)::int AS n FROM event_outbox WHERE dispatched_at IS NULL');
+  const { rows: outbox } = await stack.pool.query('SELECT count(*)::int AS n FROM event_outbox WHERE dispatched_at IS NULL');
   expect(outbox[0].n).toBe(0);
-  const { rows: attempts } = await crashDb.query<{ event_id: string; attempts: number }>(
+  const { rows: attempts } = await stack.pool.query<{ event_id: string; attempts: number }>(
     `SELECT d.event_id, count(a.*)::int AS attempts FROM webhook_deliveries d JOIN webhook_delivery_attempts a ON a.delivery_id = d.id GROUP BY d.event_id`);
   expect(attempts).toHaveLength(EVENTS);
   const recorded = new Map(attempts.map((r) => [r.event_id, r.attempts]));
@@ -126,7 +80,7 @@ test(`SIGKILL of the worker in the middle of ${EVENTS} deliveries: every event a
 }, 420_000);
 
 async function signupAt(base: string): Promise<string> {
-  const r = await call('POST', '/v1/auth/signup', { base, body: { email: `crash-${suffix}@example.com`, password: 'correct-horse-battery' } });
+  const r = await call('POST', '/v1/auth/signup', { base, body: { email: `${stack.namespace}@example.com`, password: 'correct-horse-battery' } });
   if (r.status !== 200) throw new Error(`signup: ${r.status} ${r.text}`);
   return r.body.access_token;
 }

@@ -1,0 +1,79 @@
+// An api and a worker in processes of their own, against a fresh database on the shared PostgreSQL
+// and a fresh namespace on the shared Temporal server, so the test stack's own worker never picks
+// up their work: for tests that kill a worker with SIGKILL and start another.
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { msToTs } from '@temporalio/common/lib/time.js';
+import { Connection, Client } from '@temporalio/client';
+import { db } from './api.ts';
+import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor } from './stack.ts';
+
+export class IsolatedStack {
+  readonly database: string;
+  readonly namespace: string;
+  env: Record<string, string> = {};
+  dataDir = '';
+  apiUrl = '';
+  /** The stack's own database. */
+  pool!: pg.Pool;
+  temporal!: Client;
+  api: ChildProcess | undefined;
+  worker: ChildProcess | undefined;
+
+  constructor(tag: string) {
+    const suffix = Math.random().toString(36).slice(2, 10);
+    this.database = `${tag}_${suffix}`;
+    this.namespace = `${tag}-${suffix}`;
+  }
+
+  async start(extraEnv: Record<string, string> = {}): Promise<void> {
+    await db().query(`CREATE DATABASE ${this.database}`);
+    const url = new URL(process.env.TEST_DATABASE_URL!);
+    url.pathname = `/${this.database}`;
+    this.pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+    this.temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }), namespace: this.namespace });
+    await this.temporal.connection.workflowService.registerNamespace({ namespace: this.namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+    // The frontend learns of a new namespace within a few seconds: wait until it takes a start.
+    await waitFor('the new namespace', 30_000, async () => {
+      try {
+        const h = await this.temporal.workflow.start('probe', { taskQueue: 'probe', workflowId: `probe-${this.namespace}` });
+        await h.terminate('probe');
+        return true;
+      } catch { return undefined; }
+    });
+    this.dataDir = makeDataDir(`vault-${this.namespace}-`);
+    const port = await freePort();
+    this.env = {
+      DATABASE_URL: url.toString(), TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: this.namespace,
+      DATA_DIR: this.dataDir, PORT: String(port), KMS_BACKEND: 'local', LOG_LEVEL: 'warn',
+      RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', ...extraEnv,
+    };
+    this.worker = this.startWorker(); // migrates the new database
+    const api = spawnEntry('workers/api.ts', this.env, path.join(this.dataDir, 'api.log'));
+    this.api = api;
+    this.apiUrl = `http://127.0.0.1:${port}`;
+    await waitFor('isolated api', 120_000, async () => {
+      try { return (await fetch(`${this.apiUrl}/v1/health`)).ok ? true : undefined; } catch { return undefined; }
+    }, () => api.exitCode !== null);
+  }
+
+  startWorker(): ChildProcess {
+    this.worker = spawnEntry('workers/worker.ts', this.env, path.join(this.dataDir, 'worker.log'));
+    return this.worker;
+  }
+
+  /** SIGKILL of the worker's whole process group; resolves once it is gone. */
+  async killWorker(): Promise<void> {
+    const w = this.worker!;
+    process.kill(-w.pid!, 'SIGKILL');
+    await new Promise<void>((resolve) => (w.exitCode !== null || w.signalCode !== null ? resolve() : w.once('exit', () => resolve())));
+  }
+
+  async stop(): Promise<void> {
+    for (const p of [this.api, this.worker]) if (p) await stopGroup(p);
+    await this.pool?.end();
+    await db().query(`DROP DATABASE IF EXISTS ${this.database} WITH (FORCE)`).catch(() => undefined);
+    await this.temporal?.connection.close();
+  }
+}
