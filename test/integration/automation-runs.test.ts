@@ -344,11 +344,13 @@ describe('cron schedules stay in step with their rows', () => {
     // schedule. Here its schedule is also gone, as if the create had never reached Temporal.
     await handle.delete();
     await db().query("UPDATE automations SET cron_expr = '0 30 4 * * *', version = version + 1 WHERE id = $1", [a.id]);
-    const described = await eventually('the schedule re-created by the sweep', async () => {
-      const d = await handle.describe().catch(() => undefined);
-      return d;
+    // The sweep creates the schedule, then records the version it synced: wait for both.
+    const rows = await eventually('the schedule re-created and the row brought in step by the sweep', async () => {
+      const exists = await handle.describe().then(() => true, () => false);
+      const r = await db().query('SELECT version, schedule_version, next_run_at FROM automations WHERE id = $1', [a.id]);
+      return exists && r.rows[0].schedule_version === r.rows[0].version ? r.rows : undefined;
     }, 45_000);
-    const { rows } = await db().query('SELECT version, schedule_version, next_run_at FROM automations WHERE id = $1', [a.id]);
+    const described = await handle.describe();
     expect(rows[0].schedule_version).toBe(rows[0].version);
     expect(rows[0].next_run_at?.getTime()).toBe(described.info.nextActionTimes[0]!.getTime());
     // The new expression (04:30 UTC), not the old one (03:00).
