@@ -29,11 +29,11 @@ export async function offerVerification(tx: EntityManager, send: SendMail, peppe
  * still the one it was mailed to; that address is then verified. Null otherwise.
  */
 export async function consumeVerification(tx: EntityManager, pepper: KeyObject, token: string): Promise<{ id: string; org_id: string | null; email: string } | null> {
-  const used = await tx.execute<{ user_id: string; email: string }[]>(
+  const used = await tx.execute<{ user_id: string; email: string; live: boolean }[]>(
     'DELETE FROM email_verifications WHERE token_digest = ? RETURNING user_id, email, expires_at > now() AS live',
     [digestToken(pepper, token)]);
-  const t = used[0] as { user_id: string; email: string; live?: boolean } | undefined;
-  if (!t || !t.live) return null;
+  const t = used[0];
+  if (!t?.live) return null;
   const rows = await tx.execute<{ id: string; org_id: string | null; email: string }[]>(
     "UPDATE users SET email_verified = true, updated_at = now() WHERE id = ? AND lower(email) = lower(?) AND status = 'active' RETURNING id, org_id, email",
     [t.user_id, t.email]);

@@ -14,7 +14,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import { callerOf } from '../auth/principal.ts';
-import { decryptSecret, EnvelopeError } from '../crypto/envelope.ts';
+import { decryptForAnswer } from './secret-decrypt.ts';
 import { ReadCache, type CachedRead } from './read-cache.ts';
 import { StaleReadError, type ReadGuard } from './read-guard.ts';
 import { decideSecretAction, authorizeSecretAction } from './secret-access.ts';
@@ -90,15 +90,7 @@ export class SecretReader {
     if (row.expired) throw gone('This secret has expired');
     const capped = row.max_access_count !== null;
     if (capped && !(await countCappedRead(this.d.db(), row.secret_id))) throw gone('This secret has reached its maximum number of reads');
-    let value: Buffer;
-    try {
-      value = await this.decrypt(c, path);
-    } catch (e) {
-      if (e instanceof EnvelopeError) {
-        throw new Problem(500, 'This secret version cannot be decrypted: its stored ciphertext or key does not match its location. It has not been returned.', { type: 'secret_integrity_error' });
-      }
-      throw e;
-    }
+    const value = await this.decrypt(c, path);
     // Audit fails closed: without a durable record of this read, the value is not returned.
     try {
       await this.recordRead(ctx, c, path);
@@ -113,7 +105,7 @@ export class SecretReader {
   }
 
   private decrypt(c: CachedRead, path: string): Promise<Buffer> {
-    return decryptSecret(this.d.kms, { ciphertext: c.ciphertext, wrappedKey: c.wrappedKey, keyRef: c.keyRef },
+    return decryptForAnswer(this.d.kms, { ciphertext: c.ciphertext, wrappedKey: c.wrappedKey, keyRef: c.keyRef },
       { orgId: c.orgId, vaultId: c.vaultId, path, version: c.version });
   }
 }

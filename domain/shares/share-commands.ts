@@ -18,10 +18,11 @@ import { Problem, badRequest, forbidden, gone, invalidField, notFound } from '..
 import { isUuid } from '../ids.ts';
 import { linkDigest, linkPrefix, newLinkId, openLinkId, sealLinkId, shareUrl } from './share-links.ts';
 import {
-  findActiveAgent, findMember, findSecretForShare, findShareByDigest, insertShare, listInbound, listOutbound,
+  findActiveAgent, findSecretForShare, findShareByDigest, insertShare, listInbound, listOutbound,
   markAccepted, markDeclined, markRevoked, verifiedEmailOf, type RecipientType, type ShareRow,
 } from './share-repository.ts';
 import { shareEventData } from './share-events.ts';
+import { findMember } from '../org/member-repository.ts';
 
 /** The reference's limit on share creation: 10 a minute per organization (in memory per replica). */
 export const SHARE_CREATE_PER_ORG = { ratePerSecond: 10 / 60, burst: 10 } as const;
@@ -185,7 +186,7 @@ export class ShareCommands {
       }
       case 'user': {
         if (!input.recipientId) throw invalidField('recipient_id', 'is required for recipient_type user');
-        const member = isUuid(input.recipientId) ? await findMember(em, principal.orgId, input.recipientId) : null;
+        const member = await findMember(em, principal.orgId, input.recipientId);
         if (!member) throw forbidden(elsewhere);
         return { principalType: 'user', id: member.id, email: member.email };
       }

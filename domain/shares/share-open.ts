@@ -20,7 +20,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { SharesClient } from './client.ts';
 import { decideSecretAction } from '../secrets/secret-access.ts';
 import { countCappedRead } from '../secrets/secret-repository.ts';
-import { decryptSecret, EnvelopeError } from '../crypto/envelope.ts';
+import { decryptForAnswer } from '../secrets/secret-decrypt.ts';
 import { verifyPassword } from '../crypto/passwords.ts';
 import { cidrContains, parseCidr } from '../net/ip.ts';
 import { emitEvent } from '../events/outbox.ts';
@@ -173,16 +173,9 @@ export class ShareOpener {
     return found;
   }
 
-  private async decrypt(row: Lookup['row'], path: string): Promise<Buffer> {
-    try {
-      return await decryptSecret(this.d.kms, { ciphertext: row.ciphertext!, wrappedKey: row.wrapped_key!, keyRef: row.key_ref! },
-        { orgId: row.org_id, vaultId: row.vault_id, path, version: row.version! });
-    } catch (e) {
-      if (e instanceof EnvelopeError) {
-        throw new Problem(500, 'The shared secret cannot be decrypted: its stored ciphertext or key does not match its location. It has not been returned.', { type: 'secret_integrity_error' });
-      }
-      throw e;
-    }
+  private decrypt(row: Lookup['row'], path: string): Promise<Buffer> {
+    return decryptForAnswer(this.d.kms, { ciphertext: row.ciphertext!, wrappedKey: row.wrapped_key!, keyRef: row.key_ref! },
+      { orgId: row.org_id, vaultId: row.vault_id, path, version: row.version! });
   }
 }
 

@@ -133,13 +133,6 @@ export async function findSecretForShare(em: EntityManager, orgId: string, secre
   return rows[0] ?? null;
 }
 
-/** An active member of the organization, with the e-mail a share mail is addressed to. */
-export async function findMember(em: EntityManager, orgId: string, userId: string): Promise<{ id: string; email: string } | null> {
-  const rows = await em.execute<{ id: string; email: string }[]>(
-    "SELECT id, email FROM users WHERE id = ? AND org_id = ? AND status = 'active'", [userId, orgId]);
-  return rows[0] ?? null;
-}
-
 /** An active agent of the organization and the human who created it. */
 export async function findActiveAgent(em: EntityManager, orgId: string, agentId: string): Promise<{ id: string; created_by: string | null } | null> {
   const rows = await em.execute<{ id: string; created_by: string | null }[]>(

@@ -6,14 +6,13 @@
 // organizations; opening is limited per client address (burst 60, then 5/s), so opens go out from
 // their own loopback addresses in 127.11.0.0/16 (shares.test.ts uses 127.10.0.0/16).
 import fs from 'node:fs';
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { checkResponse } from '../helpers/response-check.ts';
 import { stackTemporalClient } from '../helpers/temporal-client.ts';
-import { call, apiUrl, closeDb, db, mailTo, signup, type Account, type Res } from '../helpers/api.ts';
-import { rnd, isProblem, newVault, putOk } from '../helpers/vault-fixtures.ts';
+import { call, closeDb, db, mailTo, type Account, type Res } from '../helpers/api.ts';
+import { rnd, isProblem, putOk } from '../helpers/vault-fixtures.ts';
 import { shareAccessDigestWorkflowId } from '../../domain/shares/client.ts';
+import { openShare, shareOk, ownerWithSecret as ownerWithSecretOf } from '../helpers/share-fixtures.ts';
 
 let temporal: Client;
 beforeAll(async () => { temporal = await stackTemporalClient(); });
@@ -22,55 +21,7 @@ afterAll(async () => {
   await closeDb();
 });
 
-type OpenOpts = { ip: string; passphrase?: string; token?: string; method?: 'GET' | 'POST'; body?: unknown };
-
-/** Opens a share from the source address `ip` (GET /v1/share/{id}, or POST /v1/shares/{id}/access). */
-function openShare(linkId: string, o: OpenOpts): Promise<Res> {
-  const url = new URL(apiUrl());
-  const method = o.method ?? 'GET';
-  const path = method === 'GET' ? `/v1/share/${linkId}` : `/v1/shares/${linkId}/access`;
-  const payload = o.body === undefined ? undefined : JSON.stringify(o.body);
-  const headers: Record<string, string> = {};
-  if (o.token) headers.authorization = `Bearer ${o.token}`;
-  if (o.passphrase !== undefined) headers['x-share-passphrase'] = o.passphrase;
-  if (payload !== undefined) { headers['content-type'] = 'application/json'; headers['content-length'] = String(Buffer.byteLength(payload)); }
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method, path, headers, localAddress: o.ip, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: any;
-        try { body = text ? JSON.parse(text) : undefined; } catch { body = text; }
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
-        const answer: Res = { status: res.statusCode ?? 0, body, headers: h, text };
-        checkResponse(apiUrl(), { method, url: path, status: answer.status, contentType: res.headers['content-type'] ?? null, body, text })
-          .then(() => resolve(answer), reject);
-      });
-    });
-    req.on('error', reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
-}
-
-const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
-
-async function shareOk(token: string, secretId: string, body: Record<string, unknown>): Promise<any> {
-  const r = await call('POST', `/v1/secrets/${secretId}/share`, { token, body: { expires_at: inFuture(86_400_000), ...body } });
-  expect(r.status).toBe(201);
-  return r.body;
-}
-
-async function ownerWithSecret(tag: string): Promise<{ owner: Account; vaultId: string; secretId: string; path: string; value: string }> {
-  const owner = await signup(tag);
-  const vaultId = await newVault(owner);
-  const path = 'svc/api-token';
-  const value = rnd('share-value');
-  const w = await putOk(owner, vaultId, path, value, { type: 'api_key' });
-  return { owner, vaultId, secretId: w.body.id, path, value };
-}
+const ownerWithSecret = (tag: string) => ownerWithSecretOf(tag, { path: 'svc/api-token', type: 'api_key', value: rnd('share-value') });
 
 /** Every mail to `to` whose text matches `pattern`, oldest first. */
 function mailsTo(to: string, pattern: RegExp): { subject: string; text: string }[] {

@@ -5,64 +5,17 @@
 // Budgets: creating shares is limited to 10 a minute per organization, so each describe signs up
 // its own organization; opening is limited per client address (burst 60), so every open here goes
 // out from its own loopback address in 127.10.0.0/16 (shares-open.test.ts uses 127.11.0.0/16).
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { checkResponse } from '../helpers/response-check.ts';
-import { call, apiUrl, closeDb, db, eventually, mailTo, signup, joinAsMember, type Account, type Res } from '../helpers/api.ts';
-import { rnd, isProblem, newVault, putOk } from '../helpers/vault-fixtures.ts';
+import { call, closeDb, db, eventually, mailTo, signup, joinAsMember, type Account, type Res } from '../helpers/api.ts';
+import { rnd, isProblem } from '../helpers/vault-fixtures.ts';
 import { registerAgent, agentJwt, grantAgent, type Agent } from '../helpers/agent-fixtures.ts';
+import { openShare, inFuture, DAY, createShare, shareOk, ownerWithSecret as ownerWithSecretOf } from '../helpers/share-fixtures.ts';
 
 afterAll(closeDb);
 
 let ipSeq = 0;
 /** A loopback source address no other open in this run uses (its own per-address bucket). */
 const nextIp = () => { ipSeq += 1; return `127.10.${Math.floor(ipSeq / 250)}.${(ipSeq % 250) + 1}`; };
-
-type OpenOpts = { ip: string; passphrase?: string; token?: string; method?: 'GET' | 'POST'; body?: unknown };
-
-/** Opens a share from the source address `ip` (GET /v1/share/{id}, or POST /v1/shares/{id}/access). */
-function openShare(linkId: string, o: OpenOpts): Promise<Res> {
-  const url = new URL(apiUrl());
-  const method = o.method ?? 'GET';
-  const path = method === 'GET' ? `/v1/share/${linkId}` : `/v1/shares/${linkId}/access`;
-  const payload = o.body === undefined ? undefined : JSON.stringify(o.body);
-  const headers: Record<string, string> = {};
-  if (o.token) headers.authorization = `Bearer ${o.token}`;
-  if (o.passphrase !== undefined) headers['x-share-passphrase'] = o.passphrase;
-  if (payload !== undefined) { headers['content-type'] = 'application/json'; headers['content-length'] = String(Buffer.byteLength(payload)); }
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method, path, headers, localAddress: o.ip, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: any;
-        try { body = text ? JSON.parse(text) : undefined; } catch { body = text; }
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) if (typeof v === 'string') h.set(k, v);
-        const answer: Res = { status: res.statusCode ?? 0, body, headers: h, text };
-        checkResponse(apiUrl(), { method, url: path, status: answer.status, contentType: res.headers['content-type'] ?? null, body, text })
-          .then(() => resolve(answer), reject);
-      });
-    });
-    req.on('error', reject);
-    if (payload !== undefined) req.write(payload);
-    req.end();
-  });
-}
-
-const inFuture = (ms: number) => new Date(Date.now() + ms).toISOString();
-const DAY = 86_400_000;
-
-const createShare = (token: string, secretId: string, body: Record<string, unknown>) =>
-  call('POST', `/v1/secrets/${secretId}/share`, { token, body: { expires_at: inFuture(DAY), ...body } });
-
-async function shareOk(token: string, secretId: string, body: Record<string, unknown>): Promise<any> {
-  const r = await createShare(token, secretId, body);
-  expect(r.status).toBe(201);
-  expect(r.body.share_url.endsWith(`/v1/share/${r.body.id}`)).toBe(true);
-  return r.body;
-}
 
 async function listOf(token: string, which: 'inbound' | 'outbound'): Promise<any[]> {
   const r = await call('GET', `/v1/shares/${which}`, { token });
@@ -73,13 +26,7 @@ async function listOf(token: string, which: 'inbound' | 'outbound'): Promise<any
 const fieldsOf = (r: Res): string[] => (r.body.errors ?? []).map((e: { field: string }) => e.field);
 
 /** A fresh organization with one secret. */
-async function ownerWithSecret(tag: string, value = rnd('value')): Promise<{ owner: Account; vaultId: string; secretId: string; path: string; value: string }> {
-  const owner = await signup(tag);
-  const vaultId = await newVault(owner);
-  const path = 'team/db-password';
-  const w = await putOk(owner, vaultId, path, value, { type: 'password' });
-  return { owner, vaultId, secretId: w.body.id, path, value };
-}
+const ownerWithSecret = (tag: string, value = rnd('value')) => ownerWithSecretOf(tag, { path: 'team/db-password', type: 'password', value });
 
 describe('each recipient type, end to end', () => {
   let owner: Account;

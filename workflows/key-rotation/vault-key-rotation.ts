@@ -2,7 +2,7 @@
 // a grace period for writes that began under the old key, a last pass, then the old keys are
 // retired. Its history holds the job id and counts only: no key, no handle, no value. Continued
 // as new every MAX_BATCHES_PER_RUN batches so a large vault never grows one history without bound.
-import { ApplicationFailure, continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
 import type { KeyRotationActivities } from '../../activities/key-rotation.ts';
 
 type Duration = Parameters<typeof sleep>[0];
@@ -35,7 +35,8 @@ export async function vaultKeyRotationWorkflow(jobId: string, options: VaultKeyR
       if (await finishRotation(jobId)) return rewrapped;
     }
   } catch (e) {
-    const message = e instanceof ApplicationFailure || e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
+    // An activity failure's own message is in its cause.
+    const message = e instanceof Error ? (e.cause instanceof Error ? e.cause.message : e.message) : String(e);
     await failRotation(jobId, message);
     throw e;
   }
