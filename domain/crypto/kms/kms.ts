@@ -3,9 +3,16 @@
 //   local:  a vault key is 32 random bytes sealed by the root key (DATA_DIR/root.key or ROOT_KEY)
 //   pkcs11: a vault key is a non-extractable AES-256 key created inside a PKCS#11 token (an HSM;
 //           SoftHSM2 in tests); wrapping and unwrapping happen inside the token.
+// Signing keys (secp256k1, for agents' EVM transactions) are separate from vault keys: `local` seals
+// a private scalar with the root key; `pkcs11` generates the key pair inside the token, never exported.
 
 /** Backend-specific handle of a vault key, stored on the vault row (no key material in the clear). */
 export type VaultKeyRef = string;
+/** Backend-specific handle of a secp256k1 signing key (no key material in the clear). */
+export type SigningKeyRef = string;
+
+/** An ECDSA secp256k1 signature: r and s are 32 bytes big-endian, s is always low-S (≤ n/2). */
+export type EcdsaSignature = { r: Buffer; s: Buffer; recovery: 0 | 1 };
 
 export interface Kms {
   readonly backend: 'local' | 'pkcs11';
@@ -17,6 +24,16 @@ export interface Kms {
   unwrapDataKey(ref: VaultKeyRef, wrapped: Buffer, aad: Buffer): Promise<Buffer>;
   /** Destroys a vault key (vault deletion); data wrapped under it is unrecoverable afterwards. */
   destroyVaultKey(ref: VaultKeyRef): Promise<void>;
+  /** Creates a secp256k1 key pair; `publicKey` is the 65-byte uncompressed SEC1 point (0x04 | x | y). */
+  createSigningKey(label: string): Promise<{ ref: SigningKeyRef; publicKey: Buffer }>;
+  /**
+   * Signs a 32-byte digest (already hashed, e.g. keccak256 of a transaction). `recovery` is the
+   * parity that makes ecrecover(digest, r, s, recovery) return this key's public key.
+   * Throws RangeError for a digest that is not 32 bytes and KmsSigningKeyError for an unknown key.
+   */
+  signDigest(ref: SigningKeyRef, digest: Buffer): Promise<EcdsaSignature>;
+  /** Destroys a signing key; idempotent. Later signDigest calls fail with KmsSigningKeyError. */
+  destroySigningKey(ref: SigningKeyRef): Promise<void>;
   /** True when the backend answers a real wrap/unwrap round trip. */
   health(): Promise<boolean>;
   close(): Promise<void>;
@@ -24,4 +41,13 @@ export interface Kms {
 
 export class KmsDecryptError extends Error {
   constructor() { super('the wrapped key does not authenticate under this vault key and context'); }
+}
+
+export class KmsSigningKeyError extends Error {
+  constructor() { super('no such signing key (unknown, destroyed or not sealed by this backend)'); }
+}
+
+/** Refuses anything but a 32-byte digest: signing a longer message would silently truncate it. */
+export function assertDigest(digest: Buffer): void {
+  if (!Buffer.isBuffer(digest) || digest.length !== 32) throw new RangeError('the digest to sign must be exactly 32 bytes');
 }

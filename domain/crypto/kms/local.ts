@@ -1,12 +1,19 @@
 // The `local` key backend: each vault key is 32 random bytes sealed by the root key (AAD binds it
 // to its vault), kept on the vault row as its ref. Unsealed vault keys are cached briefly so a
 // read costs no unseal; the cache is bounded and a destroyed key leaves it at once.
+// A signing key is a secp256k1 scalar sealed the same way (AAD binds its label); it is unsealed for
+// each signature only and never cached, and the unsealed bytes are zeroed right after use.
 import { randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
+import { secp256k1 } from '@noble/curves/secp256k1';
 import { seal, open, asKeyObject, DecryptionError } from '../aead.ts';
-import { KmsDecryptError, type Kms, type VaultKeyRef } from './kms.ts';
+import { assertDigest, KmsDecryptError, KmsSigningKeyError, type Kms, type SigningKeyRef, type VaultKeyRef } from './kms.ts';
 
 const PREFIX = 'local:';
+const EC_PREFIX = 'local-ec:';
+// The label is base64url in the ref so it may contain ':' without breaking the parse.
+const EC_REF_RE = /^local-ec:([A-Za-z0-9_-]*):([A-Za-z0-9_-]+)$/;
+const signingAad = (labelB64: string) => Buffer.from(`signing-key:${labelB64}`);
 const CACHE_TTL_MS = 5 * 60_000;
 const CACHE_MAX = 10_000;
 
@@ -33,6 +40,29 @@ export function openLocalKms(rootKeyBytes: Buffer): Kms {
     return key;
   };
 
+  // Destroyed signing keys by their sealed blob re-encoded: base64url decoding is lenient, so a ref
+  // with its last character changed could otherwise name the same key and slip past the check.
+  const destroyedSigning = new Set<string>();
+  const parseSigningRef = (ref: SigningKeyRef) => {
+    const m = EC_REF_RE.exec(ref);
+    if (!m) return null;
+    const sealed = Buffer.from(m[2]!, 'base64url');
+    return { labelB64: m[1]!, sealed, id: sealed.toString('base64url') };
+  };
+  // Unseals a signing key for one use; the caller must zero the returned buffer.
+  const signingKey = (ref: SigningKeyRef): Buffer => {
+    const parsed = parseSigningRef(ref);
+    if (!parsed || destroyedSigning.has(parsed.id)) throw new KmsSigningKeyError();
+    try {
+      const key = open(rootKey, parsed.sealed, signingAad(parsed.labelB64));
+      if (key.length === 32) return key;
+      key.fill(0);
+    } catch (e) {
+      if (!(e instanceof DecryptionError)) throw e;
+    }
+    throw new KmsSigningKeyError();
+  };
+
   return {
     backend: 'local',
     async createVaultKey(vaultId) {
@@ -55,6 +85,36 @@ export function openLocalKms(rootKeyBytes: Buffer): Kms {
       cache.delete(ref);
       destroyed.add(ref);
     },
+    async createSigningKey(label) {
+      const priv = secp256k1.utils.randomPrivateKey(); // uniform in [1, n-1]
+      try {
+        const labelB64 = Buffer.from(label).toString('base64url');
+        const sealed = seal(rootKey, Buffer.from(priv.buffer, priv.byteOffset, priv.length), signingAad(labelB64));
+        const publicKey = Buffer.from(secp256k1.getPublicKey(priv, false));
+        return { ref: `${EC_PREFIX}${labelB64}:${sealed.toString('base64url')}`, publicKey };
+      } finally {
+        priv.fill(0);
+      }
+    },
+    async signDigest(ref, digest) {
+      assertDigest(digest);
+      const priv = signingKey(ref);
+      try {
+        // RFC 6979 deterministic nonce; lowS is noble's default for secp256k1, set to be explicit.
+        const sig = secp256k1.sign(digest, priv, { lowS: true });
+        // 2 and 3 mean r overflowed n (odds ~2^-128); Ethereum cannot express them.
+        if (sig.recovery > 1) throw new Error('signature recovery id out of range');
+        return { r: toBuf32(sig.r), s: toBuf32(sig.s), recovery: sig.recovery as 0 | 1 };
+      } finally {
+        // noble copies the scalar into a bigint we cannot wipe; the byte copy at least goes now.
+        priv.fill(0);
+      }
+    },
+    async destroySigningKey(ref) {
+      // Like vault keys, the sealed key lives with the caller, who deletes it; refuse it from now on.
+      const parsed = parseSigningRef(ref);
+      if (parsed) destroyedSigning.add(parsed.id);
+    },
     async health() {
       try {
         return open(rootKey, seal(rootKey, Buffer.from('health'))).toString() === 'health';
@@ -67,3 +127,5 @@ export function openLocalKms(rootKeyBytes: Buffer): Kms {
     },
   };
 }
+
+const toBuf32 = (n: bigint): Buffer => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');

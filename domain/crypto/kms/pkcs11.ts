@@ -3,9 +3,11 @@
 // material never enters this process. Wrapped format: 0x01 | iv(12) | ciphertext | tag(16).
 // pkcs11js calls are synchronous and Node runs them on one thread, so one session serves all calls;
 // an Init/Encrypt pair never has an await between them, so operations cannot interleave.
+// secp256k1 signing keys (key pairs generated inside the token) live in pkcs11-ec.ts.
 import { randomBytes } from 'node:crypto';
 import pkcs11js from 'pkcs11js';
-import { KmsDecryptError, type Kms, type VaultKeyRef } from './kms.ts';
+import { KmsDecryptError, KmsSigningKeyError, type Kms, type VaultKeyRef } from './kms.ts';
+import { openEcSigning } from './pkcs11-ec.ts';
 
 type Pkcs11 = InstanceType<typeof pkcs11js.PKCS11>;
 type Handle = Buffer;
@@ -89,6 +91,7 @@ export async function openPkcs11Kms(opts: { modulePath: string; tokenLabel: stri
   const reopen = () => {
     try { mod.C_CloseSession(session); } catch { /* already gone */ }
     handles.clear(); // handles may not survive a device reset
+    ec.forget();
     healthKey = null;
     session = openSession();
   };
@@ -157,10 +160,13 @@ export async function openPkcs11Kms(opts: { modulePath: string; tokenLabel: stri
   // Other token failures surface as Pkcs11KmsError with the CKR_ name only.
   const guard = <T>(what: string, fn: () => T): T => {
     try { return fn(); } catch (e) {
-      if (e instanceof KmsDecryptError || e instanceof Pkcs11KmsError) throw e;
+      if (e instanceof KmsDecryptError || e instanceof KmsSigningKeyError || e instanceof Pkcs11KmsError) throw e;
       throw new Pkcs11KmsError(`PKCS#11 ${what} failed (${ckr(e)})`);
     }
   };
+
+  // secp256k1 signing keys: same session, retry and error rules (see pkcs11-ec.ts).
+  const ec = openEcSigning({ mod, run, guard, code });
 
   return {
     backend: 'pkcs11',
@@ -189,6 +195,9 @@ export async function openPkcs11Kms(opts: { modulePath: string; tokenLabel: stri
         for (const h of findKeys(s, [{ type: pkcs11js.CKA_ID, value: id }])) mod.C_DestroyObject(s, h);
       }));
     },
+    createSigningKey: ec.createSigningKey,
+    signDigest: ec.signDigest,
+    destroySigningKey: ec.destroySigningKey,
     async health() {
       try {
         const probe = randomBytes(32);
@@ -207,6 +216,7 @@ export async function openPkcs11Kms(opts: { modulePath: string; tokenLabel: stri
       if (closed) return; // a second release would finalize under another Kms
       closed = true;
       handles.clear();
+      ec.forget();
       // Login is per application: log out only when no other Kms here uses the module.
       if ((initialized.get(opts.modulePath) ?? 0) <= 1) try { mod.C_Logout(session); } catch { /* not logged in */ }
       try { mod.C_CloseSession(session); } catch { /* gone */ }
