@@ -34,6 +34,7 @@ import type { AutomationCommands } from '../domain/automations/automation-comman
 import type { ShareCommands } from '../domain/shares/share-commands.ts';
 import type { ShareOpener } from '../domain/shares/share-open.ts';
 import type { VaultKeyRotationCommands } from '../domain/key-rotation/vault-key-commands.ts';
+import type { ChainCommands } from '../domain/chains/chain-commands.ts';
 
 export type ApiServices = {
   config: Config;
@@ -91,5 +92,7 @@ export type ApiServices = {
   shareAccess: ShareOpener;
   /** Rotating a vault's own key (a background job). */
   vaultKeys: VaultKeyRotationCommands;
+  /** EVM chains: the public list and lookup, and their management by platform operators. */
+  chains: ChainCommands;
 
 };

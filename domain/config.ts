@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import path from 'node:path';
 import { parseCidr } from './net/ip.ts';
+import { chainNameProblem, endpointUrlProblem } from './chains/chain-fields.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -70,6 +71,8 @@ const EnvSchema = z.object({
   AUTOMATION_RUN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   // Opens of one share within this window reach its creator as one mail.
   SHARE_ACCESS_MAIL_WINDOW_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
+  // Per-deployment RPC endpoints: `name=url,name=url` pins those chains' rpc_url (on read, never stored).
+  CHAIN_RPC_URLS: z.string().default('').transform((v, ctx) => parseChainRpcUrls(v, (message) => ctx.addIssue({ code: 'custom', message }))),
   // Comma-separated CIDRs the outbound client may reach although private (tests, local dev).
   OUTBOUND_ALLOW_CIDRS: z.string().default('').transform((v, ctx) => {
     const entries = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -113,6 +116,8 @@ export type Config = {
   automationRunTimeoutSeconds: number;
   /** Opens of one share within this many seconds are mailed to its creator together. */
   shareAccessMailWindowSeconds: number;
+  /** CHAIN_RPC_URLS: chain name → rpc_url pinned for this deployment (may hold provider keys). */
+  chainRpcUrls: ReadonlyMap<string, string>;
 };
 
 export class ConfigError extends Error {}
@@ -162,7 +167,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     webhookRetryInitialSeconds: e.WEBHOOK_RETRY_INITIAL_SECONDS,
     automationRunTimeoutSeconds: e.AUTOMATION_RUN_TIMEOUT_SECONDS,
     shareAccessMailWindowSeconds: e.SHARE_ACCESS_MAIL_WINDOW_SECONDS,
+    chainRpcUrls: e.CHAIN_RPC_URLS,
   };
+}
+
+/**
+ * `name=url` pairs, comma-separated: names as chains spell them (lower-cased here), URLs http(s).
+ * A Map, so a name such as `constructor` is only a name. Messages never repeat a URL: it may
+ * carry a provider's key, and configuration errors end up in logs.
+ */
+export function parseChainRpcUrls(v: string, issue: (message: string) => void): Map<string, string> {
+  const pins = new Map<string, string>();
+  commaList(v).forEach((entry, i) => {
+    const eq = entry.indexOf('=');
+    if (eq <= 0) { issue(`entry ${i + 1} is not name=url (e.g. ethereum=https://rpc.example.com)`); return; }
+    const name = entry.slice(0, eq).trim().toLowerCase();
+    const url = entry.slice(eq + 1).trim();
+    const nameProblem = chainNameProblem(name);
+    if (nameProblem) { issue(`entry ${i + 1}: chain name ${JSON.stringify(name)} ${nameProblem}`); return; }
+    const urlProblem = endpointUrlProblem('rpc', url);
+    if (urlProblem) { issue(`the URL for ${JSON.stringify(name)} ${urlProblem}`); return; }
+    if (pins.has(name)) { issue(`${JSON.stringify(name)} is listed twice`); return; }
+    pins.set(name, url);
+  });
+  return pins;
 }
 
 /** `scheme://host[:port]` exactly as browsers send it in Origin: no path, query or credentials. */

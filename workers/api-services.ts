@@ -55,6 +55,7 @@ import { TemporalCodecCommands } from '../domain/temporal/codec-commands.ts';
 import { EncryptionCodec } from '../domain/temporal/payload-codec.ts';
 import { CodecLinks } from '../domain/temporal/codec-links.ts';
 import { AutomationCommands } from '../domain/automations/automation-commands.ts';
+import { ChainCommands } from '../domain/chains/chain-commands.ts';
 
 export type ApiWiring = {
   config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client;
@@ -83,6 +84,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const platformOperators = new PlatformOperators(config.platformAdminEmails);
   const automations = new AutomationsClient(w.temporal, w.colocatedTemporal ?? null);
   const lookup = secretLookup(hot);
+  const chains = new ChainCommands({ db, audit: actionAudit, operators: platformOperators, rpcOverrides: config.chainRpcUrls, log });
+  void chains.logUnusedOverrides();
   return {
     config, log,
     audit, rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst), jwt, apiKeys, ipRules, kms: core.kms,
@@ -112,6 +115,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     memory: new MemoryCommands({ db, store: new MemoryStore(db), audit: actionAudit }),
     runs: new RunCommands({ db, audit: actionAudit, client: automations, log, runTimeoutSeconds: config.automationRunTimeoutSeconds }),
     platformOperators,
+    chains,
     temporalCodec: new TemporalCodecCommands({
       db, operators: platformOperators, codec: new EncryptionCodec(core.temporalCodecKey), links: new CodecLinks(core.temporalCodecLinkKey),
       audit: actionAudit, namespace: config.temporalNamespace, publicUrl: config.publicUrl,

@@ -20,6 +20,8 @@ import { webhookRoutes } from './webhooks/webhooks.ts';
 import { approvalRoutes } from './approvals/approvals.ts';
 import { memoryRoutes } from './agents/memory.ts';
 import { temporalCodecRoutes } from './admin/temporal-codec.ts';
+import { chainRoutes } from './chains/chains.ts';
+import { adminChainRoutes } from './chains/admin-chains.ts';
 import { runRoutes } from './automations/runs.ts';
 import { automationRoutes } from './automations/automations.ts';
 import { shareRoutes } from './shares/shares.ts';
@@ -34,6 +36,7 @@ export function allRoutes(): RouteDef[] {
     ...approvalRoutes, ...memoryRoutes,
     ...automationRoutes,
     ...temporalCodecRoutes,
+    ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,
   ];
   const everything: RouteDef[] = [...healthRoutes(() => everything), ...routes];

@@ -50,6 +50,26 @@ describe('configuration', () => {
     expect(() => loadConfig({ PLATFORM_ADMIN_EMAILS: 'ops@example.com,not-an-address' })).toThrow(/PLATFORM_ADMIN_EMAILS.*not-an-address/);
   });
 
+  test('CHAIN_RPC_URLS: name=url pairs pinning chains\' rpc_url; none by default; errors never repeat a URL', () => {
+    expect(loadConfig({}).chainRpcUrls.size).toBe(0);
+    const pins = loadConfig({ CHAIN_RPC_URLS: ' Ethereum = https://eth-mainnet.g.alchemy.com/v2/KEY123 ,, base-sepolia=http://10.0.0.5:8545 ' }).chainRpcUrls;
+    expect([...pins]).toEqual([['ethereum', 'https://eth-mainnet.g.alchemy.com/v2/KEY123'], ['base-sepolia', 'http://10.0.0.5:8545']]);
+    // `constructor` is only a name: the pins are a Map, not an object's prototype chain.
+    expect(loadConfig({ CHAIN_RPC_URLS: 'constructor=https://rpc.example.com' }).chainRpcUrls.get('constructor')).toBe('https://rpc.example.com');
+    for (const bad of ['ethereum', '=https://x.example', 'ethereum=ftp://x.example', 'ethereum=wss://x.example', 'ethereum=not a url',
+      '1=https://x.example', 'eth_mainnet=https://x.example', 'a=https://x.example,a=https://y.example']) {
+      expect(() => loadConfig({ CHAIN_RPC_URLS: bad })).toThrow(/CHAIN_RPC_URLS/);
+    }
+    try {
+      loadConfig({ CHAIN_RPC_URLS: 'ethereum=ftp://user:s3cret@x.example/v2/KEYKEYKEY' });
+      throw new Error('expected a ConfigError');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as Error).message).toMatch(/CHAIN_RPC_URLS: the URL for "ethereum" must be an absolute http or https URL/);
+      expect((e as Error).message).not.toMatch(/s3cret|KEYKEYKEY/);
+    }
+  });
+
   test('a missing required variable is named', () => {
     expect(() => loadConfig({}, ['DATABASE_URL', 'TEMPORAL_ADDRESS'])).toThrow(/DATABASE_URL, TEMPORAL_ADDRESS/);
   });
