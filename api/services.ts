@@ -34,7 +34,9 @@ import type { AutomationCommands } from '../domain/automations/automation-comman
 import type { ShareCommands } from '../domain/shares/share-commands.ts';
 import type { ShareOpener } from '../domain/shares/share-open.ts';
 import type { VaultKeyRotationCommands } from '../domain/key-rotation/vault-key-commands.ts';
+import type { CmekCommands } from '../domain/key-rotation/cmek-commands.ts';
 import type { ChainCommands } from '../domain/chains/chain-commands.ts';
+import type { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 
 export type ApiServices = {
   config: Config;
@@ -92,7 +94,11 @@ export type ApiServices = {
   shareAccess: ShareOpener;
   /** Rotating a vault's own key (a background job). */
   vaultKeys: VaultKeyRotationCommands;
+  /** Customer-managed keys: enable, disable, rotate (a background job). */
+  cmek: CmekCommands;
   /** EVM chains: the public list and lookup, and their management by platform operators. */
   chains: ChainCommands;
+  /** Organizations' plans, set by platform operators (until billing lands). */
+  billingTiers: BillingTierCommands;
 
 };

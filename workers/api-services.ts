@@ -46,6 +46,7 @@ import { ShareCommands, SHARE_CREATE_PER_ORG } from '../domain/shares/share-comm
 import { ShareOpener, SHARE_OPEN_PER_IP, SHARE_OPEN_PER_SHARE } from '../domain/shares/share-open.ts';
 import { SharesClient } from '../domain/shares/client.ts';
 import { VaultKeyRotationCommands } from '../domain/key-rotation/vault-key-commands.ts';
+import { CmekCommands } from '../domain/key-rotation/cmek-commands.ts';
 import { KeyRotationClient } from '../domain/key-rotation/client.ts';
 import { AutomationSchedules } from '../domain/automations/schedules.ts';
 import { RunApprovalUpdates } from '../domain/automations/run-approval-gate.ts';
@@ -56,6 +57,7 @@ import { EncryptionCodec } from '../domain/temporal/payload-codec.ts';
 import { CodecLinks } from '../domain/temporal/codec-links.ts';
 import { AutomationCommands } from '../domain/automations/automation-commands.ts';
 import { ChainCommands } from '../domain/chains/chain-commands.ts';
+import { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 
 export type ApiWiring = {
   config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client;
@@ -91,6 +93,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     audit, rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst), jwt, apiKeys, ipRules, kms: core.kms,
     vaults: new VaultCommands({ db, hot, kms: core.kms, audit: actionAudit }),
     vaultKeys: new VaultKeyRotationCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),
+    cmek: new CmekCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),
     members: new MemberCommands({ db, audit: actionAudit, revocations, apiKeys }),
     invitations: new InvitationCommands({ db, audit: actionAudit, mailer, pepper: core.pepper, jwt, publicUrl: config.publicUrl }),
     ipRuleAdmin: new IpRuleCommands({ db, audit: actionAudit, cache: ipRules }),
@@ -116,6 +119,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     runs: new RunCommands({ db, audit: actionAudit, client: automations, log, runTimeoutSeconds: config.automationRunTimeoutSeconds }),
     platformOperators,
     chains,
+    billingTiers: new BillingTierCommands({ db, audit: actionAudit, operators: platformOperators }),
     temporalCodec: new TemporalCodecCommands({
       db, operators: platformOperators, codec: new EncryptionCodec(core.temporalCodecKey), links: new CodecLinks(core.temporalCodecLinkKey),
       audit: actionAudit, namespace: config.temporalNamespace, publicUrl: config.publicUrl,

@@ -120,7 +120,9 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
     // Jobs whose workflow could not be started at request time (a no-op for running ones).
     async redrive(d, olderThan) {
       const client = new KeyRotationClient(d.temporal, d.log);
-      for (const j of await openJobsOlderThan(d.em(), olderThan)) if (j.kind === 'vault_key') await client.startVaultKeyRotation(j.id);
+      for (const j of await openJobsOlderThan(d.em(), olderThan)) {
+        await (j.kind === 'cmek' ? client.startCmekRotation(j.id) : client.startVaultKeyRotation(j.id));
+      }
     },
   },
 ];

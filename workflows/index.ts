@@ -7,3 +7,4 @@ export { automationRunWorkflow } from './automations/automation-run.ts';
 export { automationScheduleTickWorkflow } from './automations/schedule-tick.ts';
 export { shareAccessDigestWorkflow } from './shares/share-access-digest.ts';
 export { vaultKeyRotationWorkflow } from './key-rotation/vault-key-rotation.ts';
+export { cmekRotationWorkflow } from './key-rotation/cmek-rotation.ts';

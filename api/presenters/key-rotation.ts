@@ -22,3 +22,13 @@ export function presentKeyRotationJob(j: RotationJobRow): z.output<typeof KeyRot
     error: omitNull(j.error), started_at: isoOrOmit(j.started_at), completed_at: isoOrOmit(j.completed_at), created_at: isoAlways(j.created_at),
   };
 }
+
+/** A CMEK rotation job (reference CmekRotationJobResponse): the fingerprints, never a key. */
+export const CmekRotationJobSchema = shape('CmekRotationJob', KeyRotationJobSchema.extend({
+  old_fingerprint: z.string().optional(),
+  new_fingerprint: z.string().optional(),
+}), 'A CMEK re-encryption job: total_secrets counts secret versions under the old customer key');
+
+export function presentCmekRotationJob(j: RotationJobRow): z.output<typeof CmekRotationJobSchema> {
+  return { ...presentKeyRotationJob(j), old_fingerprint: omitNull(j.old_fingerprint), new_fingerprint: omitNull(j.new_fingerprint) };
+}

@@ -30,7 +30,7 @@ export function presentSecretValue(s: SecretValue): z.output<typeof SecretValueS
   return {
     id: s.id, path: s.path, type: s.type, value: s.value, version: s.version, metadata: s.metadata,
     description: omitNull(s.description), created_by: s.createdBy, created_at: isoAlways(s.createdAt),
-    expires_at: isoOrOmit(s.expiresAt), cmek_encrypted: false,
+    expires_at: isoOrOmit(s.expiresAt), cmek_encrypted: s.cmekEncrypted,
   };
 }
 

@@ -26,16 +26,18 @@ import { runRoutes } from './automations/runs.ts';
 import { automationRoutes } from './automations/automations.ts';
 import { shareRoutes } from './shares/shares.ts';
 import { keyRotationRoutes } from './vaults/key-rotation.ts';
+import { cmekRoutes } from './vaults/cmek.ts';
+import { billingTierRoutes } from './admin/billing-tier.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
-    ...vaultRoutes, ...keyRotationRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes,
+    ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes,
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...automationRoutes,
-    ...temporalCodecRoutes,
+    ...temporalCodecRoutes, ...billingTierRoutes,
     ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,
   ];

@@ -9,6 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AuditEventRow } from '../audit/audit-query.ts';
 import { listApiKeys, type ApiKeyRow } from '../auth/api-keys.ts';
 import { loadAccount, type AccountRow } from './user-repository.ts';
+import { TIER_IN_FORCE_SQL } from '../limits/tier-limits.ts';
 
 type Stamped = { created_at: string | Date };
 
@@ -29,7 +30,9 @@ export async function readAccountExport(em: EntityManager, userId: string): Prom
   const user = await loadAccount(em, userId);
   const orgId = user.org_id;
   const organization = orgId
-    ? (await em.execute<AccountExport['organization'][]>('SELECT id, name, billing_tier, created_at FROM organizations WHERE id = ?', [orgId]))[0] ?? null
+    // billing_tier is the tier in force, not the stored one: a paid tier whose period has ended
+    // shows as free, since that is the plan the organization has (the stored grant is in the audit log).
+    ? (await em.execute<AccountExport['organization'][]>(`SELECT id, name, ${TIER_IN_FORCE_SQL} AS billing_tier, created_at FROM organizations WHERE id = ?`, [orgId]))[0] ?? null
     : null;
   // Vaults the user created (in their organization), live only; their secrets and policies follow.
   const vaults = orgId ? await em.execute<AccountExport['vaults']>(

@@ -5,8 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RunRow, RunStatus, TriggerType } from './automation-types.ts';
 import { Problem } from '../errors.ts';
-import { AUTOMATION_RUNS_PER_MONTH } from '../limits/tier-limits.ts';
-import type { Tier } from '../limits/tier-limits.ts';
+import { AUTOMATION_RUNS_PER_MONTH, tierInForce } from '../limits/tier-limits.ts';
 
 const RUN_COLUMNS = `id, org_id, automation_id, agent_id, status, trigger_source, context, step_results, error,
   tokens_used, cost_cents, started_at, finished_at`;
@@ -36,8 +35,7 @@ export async function insertRun(tx: EntityManager, run: NewRun): Promise<{ run: 
 
 /** One conditional upsert: the month's counter moves only while it is below the tier's cap. */
 async function countRun(tx: EntityManager, orgId: string): Promise<void> {
-  const org = await tx.execute<{ billing_tier: Tier }[]>('SELECT billing_tier FROM organizations WHERE id = ?', [orgId]);
-  const tier = org[0]?.billing_tier ?? 'free';
+  const tier = await tierInForce(tx, orgId);
   const cap = AUTOMATION_RUNS_PER_MONTH[tier];
   const rows = await tx.execute<{ runs: number }[]>(
     `INSERT INTO automation_run_usage (org_id, month, runs) VALUES (?, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 1)

@@ -32,7 +32,7 @@ const SECRET_AGENT_SHARE_EVENTS = [
   'secret.created', 'secret.updated', 'secret.rotated', 'secret.deleted',
   'agent.created', 'agent.deleted',
   'share.created', 'share.accessed', 'share.revoked',
-  'vault.key_rotated',
+  'vault.key_rotated', 'vault.cmek_rotated',
 ] as const;
 
 /** Subscribes a webhook to every event, present and future. */
@@ -53,7 +53,7 @@ export const EMITTED_EVENTS = [
   'agent.created', 'agent.deleted',
   'approval.created', 'approval.decided',
   'share.created', 'share.accessed', 'share.revoked',
-  'vault.key_rotated',
+  'vault.key_rotated', 'vault.cmek_rotated',
 ] as const;
 
 export type DomainEvent = (typeof EMITTED_EVENTS)[number];

@@ -2,12 +2,14 @@
 // spells their IDs and task queue. One workflow per job, keyed by the job id.
 import type { Client } from '@temporalio/client';
 import type { vaultKeyRotationWorkflow } from '../../workflows/key-rotation/vault-key-rotation.ts';
+import type { cmekRotationWorkflow } from '../../workflows/key-rotation/cmek-rotation.ts';
 import type { Logger } from '../log.ts';
 import { startOrLeaveToSweeper } from '../temporal/start-workflow.ts';
 
 export const KEY_ROTATION_TASK_QUEUE = 'vault-key-rotation';
 
 export const vaultKeyRotationWorkflowId = (jobId: string) => `vault-key-rotation:${jobId}`;
+export const cmekRotationWorkflowId = (jobId: string) => `cmek-rotation:${jobId}`;
 
 export class KeyRotationClient {
   private readonly temporal: Client;
@@ -22,6 +24,13 @@ export class KeyRotationClient {
   async startVaultKeyRotation(jobId: string): Promise<void> {
     await startOrLeaveToSweeper<typeof vaultKeyRotationWorkflow>(this.temporal, this.log, 'vaultKeyRotationWorkflow', {
       taskQueue: KEY_ROTATION_TASK_QUEUE, workflowId: vaultKeyRotationWorkflowId(jobId), args: [jobId],
+    });
+  }
+
+  /** The same for a CMEK re-encryption job: its only argument is the job id (the keys stay in Postgres, sealed). */
+  async startCmekRotation(jobId: string): Promise<void> {
+    await startOrLeaveToSweeper<typeof cmekRotationWorkflow>(this.temporal, this.log, 'cmekRotationWorkflow', {
+      taskQueue: KEY_ROTATION_TASK_QUEUE, workflowId: cmekRotationWorkflowId(jobId), args: [jobId],
     });
   }
 }

@@ -9,10 +9,12 @@ export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
 export type RotationJobRow = {
   id: string; org_id: string; vault_id: string; kind: 'vault_key' | 'cmek'; status: JobStatus; new_key_ref: string | null;
   old_key_refs: string[]; total_secrets: number; processed: number; error: string | null;
+  /** cmek jobs: the customer keys' fingerprints (never the keys; those are in cmek-job-repository.ts). */
+  old_fingerprint: string | null; new_fingerprint: string | null;
   created_at: Date; started_at: Date | null; completed_at: Date | null;
 };
 
-const COLUMNS = 'id, org_id, vault_id, kind, status, new_key_ref, old_key_refs, total_secrets, processed, error, created_at, started_at, completed_at';
+const COLUMNS = 'id, org_id, vault_id, kind, status, new_key_ref, old_key_refs, total_secrets, processed, error, old_fingerprint, new_fingerprint, created_at, started_at, completed_at';
 
 /**
  * Opens a vault key rotation: the vault's key becomes `newKeyRef` (new writes use it at once), the

@@ -24,8 +24,8 @@ export class VaultKeyRewrap {
     this.kms = kms;
   }
 
-  /** Re-wraps up to REWRAP_BATCH versions; `done` when none was left (or the job is closed). */
-  async batch(jobId: string): Promise<{ done: boolean; rewrapped: number }> {
+  /** Re-wraps up to REWRAP_BATCH versions; `done` when none was left (or the job is closed). `beat` is called per version. */
+  async batch(jobId: string, beat: () => void = () => {}): Promise<{ done: boolean; rewrapped: number }> {
     return this.em().transactional(async (tx) => {
       const job = await loadJob(tx, jobId, true);
       if (!job || job.status === 'completed' || job.status === 'failed' || !job.new_key_ref) return { done: true, rewrapped: 0 };
@@ -50,6 +50,7 @@ export class VaultKeyRewrap {
         } finally {
           dataKey.fill(0);
         }
+        beat();
       }
       await storeRewrapped(tx, rewrapped, job.new_key_ref);
       await countProcessed(tx, jobId, rewrapped.length);

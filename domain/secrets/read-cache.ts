@@ -27,6 +27,8 @@ export type CachedRead = {
   expiresAt: string | Date | null;
   createdBy: string;
   createdAt: string | Date | null;
+  /** A client-side (CMEK) ciphertext: the client decrypts the value. */
+  cmekEncrypted: boolean;
 };
 
 type Entry = { read: CachedRead; bytes: number; storedAtMs: number };

@@ -45,7 +45,7 @@ export class SecretCommands {
     const written = await this.d.db().transactional(async (tx) => {
       if ((await liveSecretType(tx, vaultId, path)) === null) throw notFound('Secret');
       const value = generateSecretValue(opts.length, opts.charset);
-      return writeSecret(tx, this.d.kms, callerOf(ctx), target, path, { value, type: opts.type }, 'secret.rotated');
+      return writeSecret(tx, this.d.kms, callerOf(ctx), target, path, { value, type: opts.type, generated: true }, 'secret.rotated');
     });
     await this.d.audit.record(ctx, 'secret.rotate', {
       resourceType: 'secret', resourceId: written.id, details: { vault_id: vaultId, path, version: written.version, length: opts.length, charset: opts.charset },

@@ -19,7 +19,7 @@ export type LookupRow = {
   ciphertext: Buffer | null; wrapped_key: Buffer | null; key_ref: string | null;
   type: string | null; metadata: Record<string, unknown> | null; description: string | null; expires_at: string | Date | null;
   expired: boolean | null; created_by: string | null; created_at: string | Date | null; disabled: boolean | null;
-  max_access_count: number | null; access_count: number | null;
+  max_access_count: number | null; access_count: number | null; cmek_encrypted: boolean | null;
 };
 
 // $6 is the policy_version whose policies this process holds: when the vault's is the same,
@@ -36,7 +36,8 @@ SELECT v.id AS vault_id, v.org_id, v.deleted_at IS NOT NULL AS vault_deleted, v.
   s.id AS secret_id, s.xmin::text AS secret_xmin, sv.xmin::text AS version_xmin,
   sv.version, sv.ciphertext, sv.wrapped_key, sv.key_ref, sv.type, sv.metadata, sv.description,
   coalesce(sv.expires_at, s.expires_at) AS expires_at, (s.expires_at <= now() OR sv.expires_at <= now()) AS expired,
-  sv.created_by, sv.created_at, sv.disabled_at IS NOT NULL AS disabled, s.max_access_count, s.access_count
+  sv.created_by, sv.created_at, sv.disabled_at IS NOT NULL AS disabled, s.max_access_count, s.access_count,
+  sv.cmek_fingerprint IS NOT NULL AS cmek_encrypted
 FROM vaults v
 LEFT JOIN secrets s ON s.vault_id = v.id AND s.path = $2 AND s.deleted_at IS NULL
 LEFT JOIN secret_versions sv ON sv.secret_id = s.id AND sv.version = coalesce($5::int, s.current_version)

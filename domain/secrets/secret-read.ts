@@ -25,7 +25,7 @@ import { Problem, gone, notFound } from '../errors.ts';
 /** A decrypted secret version: what the one value-bearing presenter shows. */
 export type SecretValue = {
   id: string; path: string; type: string; value: string; version: number; metadata: Record<string, unknown>;
-  description: string | null; createdBy: string; createdAt: string | Date; expiresAt: string | Date | null;
+  description: string | null; createdBy: string; createdAt: string | Date; expiresAt: string | Date | null; cmekEncrypted: boolean;
 };
 
 export type SecretReaderDeps = { db: () => EntityManager; lookup: SecretLookup; kms: Kms; audit: ActionAudit; cache: ReadCache };
@@ -85,6 +85,7 @@ export class SecretReader {
       secretId: row.secret_id, secretXmin: row.secret_xmin!, version: row.version, versionXmin: row.version_xmin!,
       ciphertext: row.ciphertext!, wrappedKey: row.wrapped_key!, keyRef: row.key_ref!, type: row.type!, metadata: row.metadata,
       description: row.description, expiresAt: row.expires_at, createdBy: row.created_by!, createdAt: row.created_at,
+      cmekEncrypted: row.cmek_encrypted === true,
     };
     if (row.disabled) throw gone('This secret version is disabled');
     if (row.expired) throw gone('This secret has expired');
@@ -117,6 +118,6 @@ function auditFailed(): Problem {
 function toValue(path: string, c: CachedRead, value: Buffer): SecretValue {
   return {
     id: c.secretId, path, type: c.type, value: value.toString('utf8'), version: c.version, metadata: c.metadata ?? {},
-    description: c.description, createdBy: c.createdBy, createdAt: c.createdAt!, expiresAt: c.expiresAt,
+    description: c.description, createdBy: c.createdBy, createdAt: c.createdAt!, expiresAt: c.expiresAt, cmekEncrypted: c.cmekEncrypted,
   };
 }

@@ -24,6 +24,8 @@ export type SecretInput = {
   /** A read cap: set (resets the count), null (removes it) or undefined (keeps it). */
   maxAccessCount?: number | null;
   rotationPolicy?: Record<string, unknown> | null;
+  /** A value this service generated (a rotation), so never a client's CMEK ciphertext. */
+  generated?: boolean;
 };
 
 export type WrittenVersion = {
@@ -70,9 +72,13 @@ export async function writeSecret(tx: EntityManager, kms: Kms, p: Principal, vau
   const s = rows[0]!;
   const envelope = await encryptSecret(kms, vault.key_ref, { orgId: vault.org_id, vaultId: vault.id, path, version: s.current_version }, Buffer.from(input.value, 'utf8'));
   const inserted = await tx.execute<{ created_at: string }[]>(
-    `INSERT INTO secret_versions (secret_id, version, ciphertext, wrapped_key, key_ref, type, metadata, description, expires_at, created_by)
-     VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?) RETURNING created_at`,
-    [s.id, s.current_version, envelope.ciphertext, envelope.wrappedKey, envelope.keyRef, s.type, JSON.stringify(s.metadata), s.description, s.expires_at, createdBy]);
+    // A client's value in a vault with CMEK on is marked with the key's fingerprint as it is now:
+    // read in this statement, so it agrees with the fingerprint a rotation opening concurrently sees.
+    `INSERT INTO secret_versions (secret_id, version, ciphertext, wrapped_key, key_ref, type, metadata, description, expires_at, created_by, cmek_fingerprint)
+     VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, CASE WHEN ? THEN NULL ELSE (SELECT cmek_fingerprint FROM vaults WHERE id = ? AND cmek_enabled) END)
+     RETURNING created_at`,
+    [s.id, s.current_version, envelope.ciphertext, envelope.wrappedKey, envelope.keyRef, s.type, JSON.stringify(s.metadata), s.description, s.expires_at, createdBy,
+      input.generated === true, vault.id]);
   const created = !live;
   await emitEvent(tx, vault.org_id, event ?? (created ? 'secret.created' : 'secret.updated'), {
     vault_id: vault.id, secret_id: s.id, path, version: s.current_version, type: s.type, actor: createdBy,

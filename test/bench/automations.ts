@@ -14,6 +14,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { api } from './bench-http.ts';
 
 const SAMPLES = Number(process.env.BENCH_AUTOMATION_SAMPLES ?? 100);
 const SECONDS = Number(process.env.BENCH_AUTOMATION_SECONDS ?? 10);
@@ -41,15 +42,6 @@ async function startReceiver(): Promise<Receiver> {
     count: () => count,
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
-}
-
-async function api(baseUrl: string, method: string, p: string, token: string | null, body?: unknown): Promise<any> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(`${baseUrl}${p}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
 }
 
 const pct = (sorted: number[], p: number) => sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
+import { api } from './bench-http.ts';
 
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
@@ -43,13 +44,6 @@ async function startReceiver(): Promise<Receiver> {
     onArrival: (f) => listeners.push(f),
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
-}
-
-async function api(baseUrl: string, method: string, p: string, token: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${baseUrl}${p}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
 }
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

@@ -33,7 +33,8 @@ export default async function globalSetup(): Promise<void> {
     SHARE_ACCESS_MAIL_WINDOW_SECONDS: '1',
     // test/integration/temporal-codec.test.ts signs this address up as the platform operator.
     // test/integration/chains.test.ts signs up chains-operator@ops.test, so the two files never race for one account.
-    PLATFORM_ADMIN_EMAILS: 'operator@ops.test,chains-operator@ops.test',
+    // test/integration/billing-tier.test.ts signs up billing-operator@ops.test.
+    PLATFORM_ADMIN_EMAILS: 'operator@ops.test,chains-operator@ops.test,billing-operator@ops.test',
     // test/integration/chains.test.ts creates this chain: its rpc_url comes from here and is never shown publicly.
     CHAIN_RPC_URLS: 'pinned-testnet=https://pinned.example.test/v2/pinned-key-0123456789abcdef',
     ...kmsEnv(dataDir),

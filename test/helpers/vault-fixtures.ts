@@ -98,3 +98,11 @@ export function filesContaining(root: string, needle: Buffer): string[] {
   }
   return hits;
 }
+
+/** Runs `fn` over `items`, `width` at a time. */
+export async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    for (let i = next++; i < items.length; i = next++) await fn(items[i]!);
+  }));
+}

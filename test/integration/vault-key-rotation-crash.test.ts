@@ -5,12 +5,12 @@
 // on the shared Temporal server, so the test stack's own worker cannot pick up this test's work.
 import fs from 'node:fs';
 import path from 'node:path';
-import proto from '@temporalio/proto';
 import { call, closeDb, db } from '../helpers/api.ts';
-import { rnd } from '../helpers/vault-fixtures.ts';
+import { inParallel, rnd } from '../helpers/vault-fixtures.ts';
 import { vaultKeyRotationWorkflowId } from '../../domain/key-rotation/client.ts';
 import { waitFor } from '../helpers/stack.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';
+import { activityRetries } from '../helpers/history-text.ts';
 
 const SECRETS = 50;
 const VERSIONS = 20;
@@ -24,14 +24,6 @@ afterAll(async () => {
   await stack.stop();
   await closeDb();
 });
-
-/** Runs `fn` over `items`, `width` at a time. */
-async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    for (let i = next++; i < items.length; i = next++) await fn(items[i]!);
-  }));
-}
 
 test(`SIGKILL of the worker in the middle of a rotation of ${TOTAL} versions: a new worker completes it, every version reads back under the new key, no batch counted twice`, async () => {
   const t0 = Date.now();
@@ -128,12 +120,7 @@ test(`SIGKILL of the worker in the middle of a rotation of ${TOTAL} versions: a 
   expect(leaked).toEqual([]);
 
   // How the dead worker's work came back: an activity in flight at the kill is retried once it times out.
-  const history = await stack.temporal.workflow.getHandle(vaultKeyRotationWorkflowId(jobId)).fetchHistory();
-  // A retried attempt shows in its started event (attempt > 1, with the previous attempt's failure).
-  const timeouts = (history.events ?? []).map((e) => e.activityTaskStartedEventAttributes).filter((a) => a && (a.attempt ?? 1) > 1).map((a) => {
-    const type = a!.lastFailure?.timeoutFailureInfo?.timeoutType;
-    return `attempt ${a!.attempt} after ${type == null ? String(a!.lastFailure?.message ?? 'a failure') : String(proto.temporal.api.enums.v1.TimeoutType[type])}`;
-  });
+  const timeouts = await activityRetries(stack.temporal, vaultKeyRotationWorkflowId(jobId));
   const s = (ms: number) => (ms / 1000).toFixed(1);
   process.stderr.write(`vault-key-rotation-crash: ${TOTAL} versions written in ${s(tWritten - t0)} s; SIGKILL at ${atKill.processed}/${TOTAL} processed, ` +
     `${s(tKilled - tWritten)} s after the rotation started; completed ${s(tDone - tKilled)} s after the kill ` +

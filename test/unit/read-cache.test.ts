@@ -10,7 +10,7 @@ const facts = (policies: AccessFacts['policies'] = []): AccessFacts => ({
 const read = (over: Partial<CachedRead> = {}): CachedRead => ({
   orgId: 'o', vaultId: 'v', vaultXmin: '1', facts: facts(), principalState: 'false', secretId: 's', secretXmin: '2', version: 1, versionXmin: '3',
   ciphertext: Buffer.alloc(32), wrappedKey: Buffer.alloc(60), keyRef: 'k', type: 'api_key', metadata: null,
-  description: null, expiresAt: null, createdBy: 'u', createdAt: null, ...over,
+  description: null, expiresAt: null, createdBy: 'u', createdAt: null, cmekEncrypted: false, ...over,
 });
 
 test('no more entries than the bound; the oldest leave first', () => {

@@ -1,0 +1,45 @@
+// A workflow's history as text, to search it for what must never be there (keys, handles, values):
+// once as Temporal stores it (payloads sealed by the stack's codec) and once with every payload
+// decoded, so a secret passed as a workflow or activity argument would be found either way.
+import proto from '@temporalio/proto';
+import { Connection, Client } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { EncryptionCodec } from '../../domain/temporal/payload-codec.ts';
+import { stackCodecKey } from './temporal-client.ts';
+
+export type HistoryText = { status: string; stored: string; decoded: string };
+
+export async function historyText(workflowId: string, opts: { address?: string; namespace?: string; dataDir?: string } = {}): Promise<HistoryText> {
+  const connection = await Connection.connect({ address: opts.address ?? process.env.TEST_TEMPORAL_ADDRESS! });
+  try {
+    const raw = new Client({ connection, namespace: opts.namespace ?? 'default' }); // no codec: the history as stored
+    const handle = raw.workflow.getHandle(workflowId);
+    const status = (await handle.describe()).status.name;
+    const history = await handle.fetchHistory();
+    const payloads: Payload[] = [];
+    const collect = (node: unknown): void => {
+      if (!node || typeof node !== 'object' || ArrayBuffer.isView(node)) return;
+      const o = node as Record<string, unknown>;
+      if (o.metadata && typeof o.metadata === 'object' && (o.metadata as Record<string, unknown>).encoding && ArrayBuffer.isView(o.data)) {
+        payloads.push(o as Payload);
+        return;
+      }
+      for (const v of Object.values(o)) collect(v);
+    };
+    collect(history.events);
+    const decoded = await new EncryptionCodec(stackCodecKey(opts.dataDir)).decode(payloads);
+    return { status, stored: historyToJSON(history), decoded: JSON.stringify(decoded.map((p) => defaultPayloadConverter.fromPayload(p))) };
+  } finally {
+    await connection.close();
+  }
+}
+
+/** How activities were retried in a workflow's history (an attempt > 1 carries the previous attempt's failure), for a test's report. */
+export async function activityRetries(client: Client, workflowId: string): Promise<string[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? []).map((e) => e.activityTaskStartedEventAttributes).filter((a) => a && (a.attempt ?? 1) > 1).map((a) => {
+    const type = a!.lastFailure?.timeoutFailureInfo?.timeoutType;
+    return `attempt ${a!.attempt} after ${type == null ? String(a!.lastFailure?.message ?? 'a failure') : String(proto.temporal.api.enums.v1.TimeoutType[type])}`;
+  });
+}
