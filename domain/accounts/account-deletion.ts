@@ -29,6 +29,11 @@ export async function deleteAccountDataBatch(em: EntityManager, kms: Kms, userId
       const events = await tx.execute<{ id: string }[]>(
         'DELETE FROM event_outbox WHERE id IN (SELECT id FROM event_outbox WHERE org_id = ? LIMIT ?) RETURNING id', [orgId, BATCH]);
       if (events.length === BATCH) return { done: false };
+      // Key rotation jobs first (the vaults' deletion would cascade them away with the keys they
+      // still hold: a vault key's retired versions, a CMEK job's own key), all destroyed below.
+      const jobs = await tx.execute<{ old_key_refs: string[]; new_key_ref: string | null; job_key_ref: string | null }[]>(
+        'DELETE FROM key_rotation_jobs WHERE org_id = ? RETURNING old_key_refs, new_key_ref, job_key_ref', [orgId]);
+      keysToDestroy.push(...jobs.flatMap((j) => [...j.old_key_refs, j.new_key_ref, j.job_key_ref]).filter((r): r is string => r !== null));
       // A few vaults per batch: each takes its secrets and versions with it (ON DELETE CASCADE),
       // and its key is destroyed in the KMS once this transaction has committed.
       const vaults = await tx.execute<{ id: string; key_ref: string }[]>(

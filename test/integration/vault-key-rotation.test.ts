@@ -9,7 +9,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { call, closeDb, db, eventually, joinAsMember, signup, type Account, type Res } from '../helpers/api.ts';
 import { agentJwt, auditFor, registerAgent } from '../helpers/agent-fixtures.ts';
-import { isProblem, newVault, putOk, rnd, secretUrl } from '../helpers/vault-fixtures.ts';
+import { isProblem, newVault, putOk, regularFilesUnder, rnd, secretUrl } from '../helpers/vault-fixtures.ts';
 import { historyText } from '../helpers/history-text.ts';
 import { vaultKeyRotationWorkflowId } from '../../domain/key-rotation/client.ts';
 
@@ -354,3 +354,23 @@ test('a vault deleted during its key rotation: the job ends failed and every key
   }, JOB_TIMEOUT_MS);
   expect(ended).toEqual({ status: 'failed', error: expect.stringContaining('vault was deleted'), new_key_ref: null, old_key_refs: [] });
 });
+
+test('an account deleted while its vault key rotates: the job goes with it and every key it held is destroyed (on PKCS#11: gone from the token)', async () => {
+  const tokenObjects = () => regularFilesUnder(path.join(process.env.TEST_DATA_DIR!, 'softhsm', 'tokens')).filter((f) => f.endsWith('.object'));
+  const before = new Set(tokenObjects());
+  const leaving = await signup('rotate-leaving');
+  await db().query("UPDATE organizations SET billing_tier = 'team' WHERE id = $1", [leaving.orgId]);
+  const vaultId = await newVault(leaving);
+  for (let i = 0; i < 3; i++) await putOk(leaving, vaultId, `gone/s${i}`, rnd('gone'));
+  const r = await call<Job>('POST', rotateUrl(vaultId), { token: leaving.token });
+  expect(r.status).toBe(202);
+  const created = tokenObjects().filter((f) => !before.has(f));
+  // The vault's first key and the rotation's new one, in the token (none with the local backend).
+  expect(created).toHaveLength(process.env.TEST_KMS_BACKEND === 'pkcs11' ? 2 : 0);
+  // Deleted within the job's grace period, so its old key is not yet retired.
+  const del = await call('DELETE', '/v1/auth/me', { token: leaving.token, body: { confirmation: 'DELETE MY ACCOUNT', password: leaving.password } });
+  expect(del.status).toBe(202);
+  await eventually('the account deleted', async () => (await db().query('SELECT 1 FROM users WHERE id = $1', [leaving.userId])).rowCount === 0 ? true : undefined, JOB_TIMEOUT_MS);
+  expect((await db().query('SELECT 1 FROM key_rotation_jobs WHERE id = $1', [r.body.id])).rowCount).toBe(0);
+  expect(created.filter((f) => fs.existsSync(f))).toEqual([]);
+}, 120_000);
