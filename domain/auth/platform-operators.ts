@@ -1,11 +1,10 @@
 // Platform operators: the people who run this service (PLATFORM_ADMIN_EMAILS), as opposed to the
 // owners and admins of an organization. They may do what crosses organizations, such as decoding
-// Temporal payloads. A human is one if the account's *current* e-mail is listed: the e-mail is
-// read on every check (one indexed lookup), so a changed address or a deleted account loses the
-// right at once. Agents never are.
-//
-// Caveat: an address is matched as the account has it; sign-up does not verify addresses yet, so
-// the listed operators should hold their accounts before the service is reachable by others.
+// Temporal payloads. A human is one if the account's *current* e-mail is listed and verified: the
+// e-mail is read on every check (one indexed lookup), so a changed address or a deleted account
+// loses the right at once. Verified, because anyone may sign up with any address: the account that
+// proved it receives the listed address's mail is the operator, not the first to claim it. Agents
+// never are.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from './principal.ts';
 import { forbidden } from '../errors.ts';
@@ -25,7 +24,7 @@ export class PlatformOperators {
   async operatorAccount(em: EntityManager, principal: Pick<Principal, 'type' | 'id'>): Promise<OperatorAccount | null> {
     if (principal.type !== 'user' || this.emails.size === 0) return null;
     const rows = await em.execute<{ email: string; org_id: string | null }[]>(
-      "SELECT email, org_id FROM users WHERE id = ? AND status = 'active'", [principal.id]);
+      "SELECT email, org_id FROM users WHERE id = ? AND status = 'active' AND email_verified", [principal.id]);
     const row = rows[0];
     if (!row || !this.emails.has(row.email.toLowerCase())) return null;
     return { id: principal.id, orgId: row.org_id, email: row.email };

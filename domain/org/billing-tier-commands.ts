@@ -7,25 +7,23 @@
 // Tiers: the reference lists free, pro, business and enterprise; `team` is a real tier here
 // (reference facts §20: between pro and business), so it is accepted too.
 //
-// Order of refusals: not an operator (403) before anything about the input, so a non-operator
-// learns nothing from a 400; then the body's values (400, naming the field); then an unknown
-// organization (404). The route checks only that the body is a JSON object (api/routes/admin/
-// billing-tier.ts); the values are checked here, after the operator check.
+// The route has checked the body (api/routes/admin/billing-tier.ts); here: not an operator (403),
+// then an unknown organization (404).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { PlatformOperators } from '../auth/platform-operators.ts';
 import { callerOf } from '../auth/principal.ts';
-import { invalidField, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import { TIERS, TIER_IN_FORCE_SQL, type Tier } from '../limits/tier-limits.ts';
+import { TIER_IN_FORCE_SQL, type Tier } from '../limits/tier-limits.ts';
 
 export const BILLING_DURATION_DEFAULT_DAYS = 365;
 export const BILLING_DURATION_MIN_DAYS = 1;
 export const BILLING_DURATION_MAX_DAYS = 3650;
 
-/** The body as received: its values are checked by the command, after the operator check. */
-export type BillingTierInput = { tier?: unknown; duration_days?: unknown };
+/** The body, as the route checked it. */
+export type BillingTierInput = { tier: Tier; duration_days?: number };
 
 /** The organization's plan after the change; periodEnd null = no end (free). */
 export type BillingTierView = { orgId: string; tier: Tier; periodEnd: Date | string | null };
@@ -51,7 +49,8 @@ export class BillingTierCommands {
   async setTier(ctx: ActionContext, orgId: string, input: BillingTierInput): Promise<BillingTierView> {
     const em = this.d.db();
     await this.d.operators.requireOperator(em, callerOf(ctx));
-    const { tier, days } = checkInput(input);
+    const { tier } = input;
+    const days = periodDays(input);
     if (!isUuid(orgId)) throw notFound('Organization');
     // One statement: the CTE locks the row (so previous_* are the values this change replaces,
     // even under concurrent changes) and the update sets tier and period end together. The
@@ -83,23 +82,9 @@ export class BillingTierCommands {
   }
 }
 
-/** The tier, and the period in days (null for free); 400 naming the field otherwise. */
-function checkInput(input: BillingTierInput): { tier: Tier; days: number | null } {
-  const { tier, duration_days: days } = input;
-  if (tier === undefined) throw invalidField('tier', 'is required');
-  if (typeof tier !== 'string' || !(TIERS as readonly string[]).includes(tier)) {
-    throw invalidField('tier', `must be one of ${TIERS.join(', ')}`);
-  }
-  if (tier === 'free') {
-    // A free tier has no period; a duration would suggest a temporary downgrade, which this is not.
-    if (days !== undefined) throw invalidField('duration_days', 'applies to paid tiers only; free has no period');
-    return { tier: 'free', days: null };
-  }
-  if (days === undefined) return { tier: tier as Tier, days: BILLING_DURATION_DEFAULT_DAYS };
-  if (typeof days !== 'number' || !Number.isInteger(days) || days < BILLING_DURATION_MIN_DAYS || days > BILLING_DURATION_MAX_DAYS) {
-    throw invalidField('duration_days', `must be an integer from ${BILLING_DURATION_MIN_DAYS} to ${BILLING_DURATION_MAX_DAYS}`);
-  }
-  return { tier: tier as Tier, days };
+/** The period in days: none for free, the default when not given. */
+function periodDays(input: BillingTierInput): number | null {
+  return input.tier === 'free' ? null : input.duration_days ?? BILLING_DURATION_DEFAULT_DAYS;
 }
 
 const iso = (v: Date | string | null): string | null => (v === null ? null : (v instanceof Date ? v : new Date(v)).toISOString());

@@ -41,6 +41,28 @@ export async function login(email: string, password: string): Promise<string> {
   return r.body.access_token;
 }
 
+/** The `evf_` token of the verification mail sign-up sends. */
+export const VERIFICATION_TOKEN_IN_MAIL = /"token": "(evf_[A-Za-z0-9_-]{43})"/;
+
+/**
+ * A platform operator's account (its address is in the test stack's PLATFORM_ADMIN_EMAILS): signed
+ * up, or logged into when an earlier file of the run signed it up, with its address verified
+ * (operators must have verified theirs). `beforeVerify` runs between sign-up and verification.
+ */
+export async function operatorAccount(email: string, beforeVerify?: (token: string) => Promise<void>): Promise<Account> {
+  const up = await call('POST', '/v1/auth/signup', { body: { email, password: PASSWORD } });
+  let token: string = up.status === 200 ? up.body.access_token : await login(email, PASSWORD);
+  const me = await call('GET', '/v1/auth/me', { token });
+  if (me.body.email_verified !== true) {
+    await beforeVerify?.(token);
+    const [, verification] = await mailTo(email, VERIFICATION_TOKEN_IN_MAIL);
+    const verified = await call('POST', '/v1/auth/verify-email', { body: { token: verification } });
+    if (verified.status !== 200) throw new Error(`verify-email failed: ${verified.status} ${verified.text}`);
+    token = verified.body.access_token ?? token;
+  }
+  return { email, password: PASSWORD, token, userId: me.body.id, orgId: me.body.org_id };
+}
+
 /** Waits for a mail to `to` (delivered by the worker through SMTP) whose text matches `pattern`. */
 export async function mailTo(to: string, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
   const deadline = Date.now() + timeoutMs;

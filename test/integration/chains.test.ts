@@ -4,7 +4,7 @@
 // stack pins `pinned-testnet`, see test/helpers/global-setup.ts). Tests create their own chains
 // and leave the seeded ones as they are, since other files may rely on them.
 import { randomInt, randomUUID } from 'node:crypto';
-import { call, closeDb, db, signup, PASSWORD, type Account } from '../helpers/api.ts';
+import { call, closeDb, db, signup, PASSWORD, type Account, operatorAccount } from '../helpers/api.ts';
 import { registerAgent, agentJwt } from '../helpers/agent-fixtures.ts';
 
 const OPERATOR_EMAIL = 'chains-operator@ops.test';
@@ -27,13 +27,6 @@ let agentToken: string;
 /** A name and chain_id no other test uses. */
 const fresh = () => ({ name: `test-${randomUUID().slice(0, 8)}`, chain_id: 900_000_000 + randomInt(99_999_999) });
 
-async function operatorAccount(): Promise<Account> {
-  const up = await call('POST', '/v1/auth/signup', { body: { email: OPERATOR_EMAIL, password: PASSWORD } });
-  const token = up.status === 200 ? up.body.access_token
-    : (await call('POST', '/v1/auth/token', { body: { email: OPERATOR_EMAIL, password: PASSWORD } })).body.access_token;
-  expect(token).toEqual(expect.any(String));
-  return { email: OPERATOR_EMAIL, password: PASSWORD, token, userId: '', orgId: '' };
-}
 
 const adminList = async () => {
   const r = await call('GET', '/v1/admin/chains', { token: operator.token });
@@ -50,7 +43,7 @@ async function createChain(body: Record<string, unknown>): Promise<any> {
 afterAll(closeDb);
 
 beforeAll(async () => {
-  operator = await operatorAccount();
+  operator = await operatorAccount(OPERATOR_EMAIL);
   user = await signup('chains-user');
   agentToken = await agentJwt(await registerAgent(user));
 });

@@ -4,8 +4,9 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { call, closeDb, signup, apiUrl, PASSWORD, type Account } from '../helpers/api.ts';
+import { call, closeDb, signup, apiUrl, type Account, operatorAccount } from '../helpers/api.ts';
 import { registerAgent, agentJwt } from '../helpers/agent-fixtures.ts';
+import { isProblem } from '../helpers/vault-fixtures.ts';
 import { projectRoot } from '../helpers/stack.ts';
 import { stackCodecKey, stackTemporalClient } from '../helpers/temporal-client.ts';
 import { EncryptionCodec } from '../../domain/temporal/payload-codec.ts';
@@ -36,9 +37,10 @@ let agentToken: string;
 afterAll(closeDb);
 
 beforeAll(async () => {
-  const r = await call('POST', '/v1/auth/signup', { body: { email: 'operator@ops.test', password: PASSWORD } });
-  expect(r.status).toBe(200);
-  operator = { email: 'operator@ops.test', password: PASSWORD, token: r.body.access_token, userId: '', orgId: '' };
+  // A listed address is not an operator until the account has verified it (anyone may sign up with it).
+  operator = await operatorAccount('operator@ops.test', async (unverified) => {
+    isProblem(await call('POST', '/v1/admin/temporal-codec/decode', { token: unverified, body: { payloads: [] } }), 403);
+  });
   other = await signup('codec-other');
   agentToken = await agentJwt(await registerAgent(other));
 });

@@ -1,31 +1,28 @@
 // Setting an organization's plan (§4.14; reference adminSetBillingTier): platform operators
-// (PLATFORM_ADMIN_EMAILS) only. The body's values are checked by the domain after the operator
-// check (domain/org/billing-tier-commands.ts), so a non-operator gets 403 whatever it sends; the
-// schema below accepts any JSON object and only documents the fields. Tiers: the reference's
-// free, pro, business, enterprise, plus `team`, a real tier here (reference facts §20).
+// (PLATFORM_ADMIN_EMAILS) only. Like every route, a malformed body is a 400 before anything else
+// (the rules are public in the OpenAPI document, so the answer tells a non-operator nothing); a
+// well-formed one from anyone but an operator is a 403. Tiers: the reference's free, pro,
+// business, enterprise, plus `team`, a real tier here (reference facts §20).
 import { z } from 'zod';
 import { route } from '../../route.ts';
 import { idParam } from '../../input/fields.ts';
 import { OrgBillingTierSchema, presentOrgBillingTier } from '../../presenters/billing.ts';
 import { OPERATORS_ONLY } from '../../../domain/auth/platform-operators.ts';
-import { TIERS } from '../../../domain/limits/tier-limits.ts';
-import {
-  BILLING_DURATION_DEFAULT_DAYS, BILLING_DURATION_MAX_DAYS, BILLING_DURATION_MIN_DAYS,
-} from '../../../domain/org/billing-tier-commands.ts';
+import { TIERS, type Tier } from '../../../domain/limits/tier-limits.ts';
+import { BILLING_DURATION_MAX_DAYS, BILLING_DURATION_MIN_DAYS } from '../../../domain/org/billing-tier-commands.ts';
 
 const TAG = 'Admin';
 const FORBIDDEN = `Not a platform operator (${OPERATORS_ONLY}; agents never)`;
 
 const orgParams = z.object({ org_id: idParam });
 
-/** Shape only (a JSON object); `.meta` documents the rules the domain applies. */
 const setBillingTierBody = z.object({
-  tier: z.unknown().optional().meta({ type: 'string', enum: [...TIERS], description: 'The plan to set' }),
-  duration_days: z.unknown().optional().meta({
-    type: 'integer', minimum: BILLING_DURATION_MIN_DAYS, maximum: BILLING_DURATION_MAX_DAYS, default: BILLING_DURATION_DEFAULT_DAYS,
-    description: 'How many days a paid tier lasts; not allowed with free',
-  }),
-}).meta({ required: ['tier'] });
+  tier: z.enum(TIERS as [Tier, ...Tier[]]),
+  /** How many days a paid tier lasts (default 365); a free tier has no period. */
+  duration_days: z.number().int().min(BILLING_DURATION_MIN_DAYS).max(BILLING_DURATION_MAX_DAYS).optional(),
+}).refine((b) => !(b.tier === 'free' && b.duration_days !== undefined), {
+  path: ['duration_days'], message: 'applies to paid tiers only; free has no period',
+});
 
 export const billingTierRoutes = [
   route({
