@@ -37,6 +37,7 @@ import type { VaultKeyRotationCommands } from '../domain/key-rotation/vault-key-
 import type { CmekCommands } from '../domain/key-rotation/cmek-commands.ts';
 import type { ChainCommands } from '../domain/chains/chain-commands.ts';
 import type { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
+import type { SigningKeyCommands } from '../domain/signing-keys/signing-key-commands.ts';
 
 export type ApiServices = {
   config: Config;
@@ -100,5 +101,7 @@ export type ApiServices = {
   chains: ChainCommands;
   /** Organizations' plans, set by platform operators (until billing lands). */
   billingTiers: BillingTierCommands;
+  /** Agents' signing keys: provision, list, rotate, deactivate, export. */
+  signingKeys: SigningKeyCommands;
 
 };

@@ -28,12 +28,13 @@ import { shareRoutes } from './shares/shares.ts';
 import { keyRotationRoutes } from './vaults/key-rotation.ts';
 import { cmekRoutes } from './vaults/cmek.ts';
 import { billingTierRoutes } from './admin/billing-tier.ts';
+import { signingKeyRoutes } from './agents/signing-keys.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
-    ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes,
+    ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes,
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...automationRoutes,

@@ -3,6 +3,7 @@
 // the organization and everything in it go too.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../crypto/kms/kms.ts';
+import { activeHandlesOfOrg } from '../signing-keys/key-handles.ts';
 
 const BATCH = 1000;
 const VAULT_BATCH = 20;
@@ -10,6 +11,7 @@ const VAULT_BATCH = 20;
 /** Deletes one batch; `done` once nothing of the account is left. Safe to repeat. */
 export async function deleteAccountDataBatch(em: EntityManager, kms: Kms, userId: string): Promise<{ done: boolean }> {
   const keysToDestroy: string[] = [];
+  const signingKeysToDestroy: string[] = [];
   const result = await em.transactional(async (tx) => {
     const users = await tx.execute<{ org_id: string | null; status: string }[]>('SELECT org_id, status FROM users WHERE id = ? FOR UPDATE', [userId]);
     const user = users[0];
@@ -34,6 +36,9 @@ export async function deleteAccountDataBatch(em: EntityManager, kms: Kms, userId
       const jobs = await tx.execute<{ old_key_refs: string[]; new_key_ref: string | null; job_key_ref: string | null }[]>(
         'DELETE FROM key_rotation_jobs WHERE org_id = ? RETURNING old_key_refs, new_key_ref, job_key_ref', [orgId]);
       keysToDestroy.push(...jobs.flatMap((j) => [...j.old_key_refs, j.new_key_ref, j.job_key_ref]).filter((r): r is string => r !== null));
+      // Agents' signing keys: their rows and handles go with the vaults below (the reserved one holds
+      // the handles); the keys themselves (HSM objects with pkcs11) are destroyed after the commit.
+      signingKeysToDestroy.push(...await activeHandlesOfOrg(tx, kms, orgId));
       // A few vaults per batch: each takes its secrets and versions with it (ON DELETE CASCADE),
       // and its key is destroyed in the KMS once this transaction has committed.
       const vaults = await tx.execute<{ id: string; key_ref: string }[]>(
@@ -54,6 +59,7 @@ export async function deleteAccountDataBatch(em: EntityManager, kms: Kms, userId
   });
   // Destroying an already-destroyed key is a no-op, so a retried batch is safe.
   for (const ref of keysToDestroy) await kms.destroyVaultKey(ref);
+  for (const ref of signingKeysToDestroy) await kms.destroySigningKey(ref);
   return result;
 }
 

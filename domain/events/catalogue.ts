@@ -54,6 +54,7 @@ export const EMITTED_EVENTS = [
   'approval.created', 'approval.decided',
   'share.created', 'share.accessed', 'share.revoked',
   'vault.key_rotated', 'vault.cmek_rotated',
+  'signing_key.rotated',
 ] as const;
 
 export type DomainEvent = (typeof EMITTED_EVENTS)[number];

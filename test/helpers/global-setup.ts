@@ -9,6 +9,8 @@ import { createSoftHsmToken } from './softhsm.ts';
 function kmsEnv(dataDir: string): Record<string, string> {
   if (process.env.TEST_KMS_BACKEND !== 'pkcs11') return { KMS_BACKEND: 'local' };
   const token = createSoftHsmToken(path.join(dataDir, 'softhsm'));
+  // For tests that open the stack's own token, as others read DATA_DIR/root.key (signing-keys.test.ts).
+  process.env.TEST_PKCS11_TOKEN = JSON.stringify({ modulePath: token.modulePath, tokenLabel: token.tokenLabel, pin: token.pin });
   return { ...token.env, KMS_BACKEND: 'pkcs11', PKCS11_MODULE: token.modulePath, PKCS11_TOKEN_LABEL: token.tokenLabel, PKCS11_PIN: token.pin };
 }
 

@@ -34,6 +34,12 @@ export interface Kms {
   signDigest(ref: SigningKeyRef, digest: Buffer): Promise<EcdsaSignature>;
   /** Destroys a signing key; idempotent. Later signDigest calls fail with KmsSigningKeyError. */
   destroySigningKey(ref: SigningKeyRef): Promise<void>;
+  /**
+   * The 32-byte private scalar of a signing key, for an owner's audited export. Only `local` can:
+   * `pkcs11` keys are non-extractable by construction and throw KmsKeyNotExtractableError.
+   * The caller must zero the returned buffer. KmsSigningKeyError for an unknown or destroyed key.
+   */
+  exportSigningKey(ref: SigningKeyRef): Promise<Buffer>;
   /** True when the backend answers a real wrap/unwrap round trip. */
   health(): Promise<boolean>;
   close(): Promise<void>;
@@ -45,6 +51,11 @@ export class KmsDecryptError extends Error {
 
 export class KmsSigningKeyError extends Error {
   constructor() { super('no such signing key (unknown, destroyed or not sealed by this backend)'); }
+}
+
+/** The backend keeps its signing keys where nothing can read them out (an HSM): export is impossible. */
+export class KmsKeyNotExtractableError extends Error {
+  constructor() { super('this key backend never lets a signing key out'); }
 }
 
 /** Refuses anything but a 32-byte digest: signing a longer message would silently truncate it. */

@@ -115,6 +115,10 @@ export function openLocalKms(rootKeyBytes: Buffer): Kms {
       const parsed = parseSigningRef(ref);
       if (parsed) destroyedSigning.add(parsed.id);
     },
+    async exportSigningKey(ref) {
+      // The scalar is software-held here anyway (sealed by the root key); the caller zeroes the copy.
+      return signingKey(ref);
+    },
     async health() {
       try {
         return open(rootKey, seal(rootKey, Buffer.from('health'))).toString() === 'health';

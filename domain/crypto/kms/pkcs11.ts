@@ -6,7 +6,7 @@
 // secp256k1 signing keys (key pairs generated inside the token) live in pkcs11-ec.ts.
 import { randomBytes } from 'node:crypto';
 import pkcs11js from 'pkcs11js';
-import { KmsDecryptError, KmsSigningKeyError, type Kms, type VaultKeyRef } from './kms.ts';
+import { KmsDecryptError, KmsKeyNotExtractableError, KmsSigningKeyError, type Kms, type VaultKeyRef } from './kms.ts';
 import { openEcSigning } from './pkcs11-ec.ts';
 
 type Pkcs11 = InstanceType<typeof pkcs11js.PKCS11>;
@@ -198,6 +198,10 @@ export async function openPkcs11Kms(opts: { modulePath: string; tokenLabel: stri
     createSigningKey: ec.createSigningKey,
     signDigest: ec.signDigest,
     destroySigningKey: ec.destroySigningKey,
+    // Generated CKA_SENSITIVE and not CKA_EXTRACTABLE: the token itself refuses, so we do not ask it.
+    async exportSigningKey() {
+      throw new KmsKeyNotExtractableError();
+    },
     async health() {
       try {
         const probe = randomBytes(32);

@@ -1,0 +1,44 @@
+// The organization's reserved vault `__agent-keys` (kind 'agent_keys'): where the handles of its
+// agents' signing keys are kept, encrypted like any secret under the vault's own KMS key. Created
+// on first use; the unique index vaults_agent_keys_once keeps it to one per organization, so two
+// first uses at once end with one vault (the loser's fresh KMS key is destroyed unused).
+// Users never see it: every listing, lookup, tier count and the secret read path select
+// kind = 'standard' only (vault-repository.ts, secret-lookup.ts, tier-limits.ts, shares).
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Kms } from '../crypto/kms/kms.ts';
+import type { Principal } from '../auth/principal.ts';
+import { AGENT_KEYS_VAULT } from './vault-repository.ts';
+
+/** What writing to and reading from the vault needs. */
+export type AgentKeysVault = { id: string; org_id: string; key_ref: string };
+
+const COLUMNS = 'id, org_id, key_ref';
+
+export async function findAgentKeysVault(em: EntityManager, orgId: string): Promise<AgentKeysVault | null> {
+  const rows = await em.execute<AgentKeysVault[]>(
+    `SELECT ${COLUMNS} FROM vaults WHERE org_id = ? AND kind = 'agent_keys' AND deleted_at IS NULL`, [orgId]);
+  return rows[0] ?? null;
+}
+
+/**
+ * The organization's reserved vault, created now if it has none. Runs in its own statements (not
+ * the caller's transaction): an empty reserved vault left by a failed first use is harmless.
+ */
+export async function ensureAgentKeysVault(em: EntityManager, kms: Kms, p: Principal): Promise<AgentKeysVault> {
+  const existing = await findAgentKeysVault(em, p.orgId);
+  if (existing) return existing;
+  const id = randomUUID();
+  const keyRef = await kms.createVaultKey(id);
+  const rows = await em.execute<AgentKeysVault[]>(
+    `INSERT INTO vaults (id, org_id, name, description, kind, key_backend, key_ref, created_by, created_by_type)
+     VALUES (?, ?, ?, 'Reserved: handles of the agents'' signing keys', 'agent_keys', ?, ?, ?, ?)
+     ON CONFLICT (org_id) WHERE kind = 'agent_keys' AND deleted_at IS NULL DO NOTHING
+     RETURNING ${COLUMNS}`,
+    [id, p.orgId, AGENT_KEYS_VAULT, kms.backend, keyRef, p.id, p.type]);
+  if (rows[0]) return rows[0];
+  await kms.destroyVaultKey(keyRef); // another request created it first; this key wraps nothing
+  const winner = await findAgentKeysVault(em, p.orgId);
+  if (!winner) throw new Error('the reserved agent keys vault vanished while being created');
+  return winner;
+}
