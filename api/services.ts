@@ -38,6 +38,7 @@ import type { CmekCommands } from '../domain/key-rotation/cmek-commands.ts';
 import type { ChainCommands } from '../domain/chains/chain-commands.ts';
 import type { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 import type { SigningKeyCommands } from '../domain/signing-keys/signing-key-commands.ts';
+import type { SignCommands } from '../domain/intents/sign-commands.ts';
 
 export type ApiServices = {
   config: Config;
@@ -103,5 +104,7 @@ export type ApiServices = {
   billingTiers: BillingTierCommands;
   /** Agents' signing keys: provision, list, rotate, deactivate, export. */
   signingKeys: SigningKeyCommands;
+  /** POST /v1/agents/{id}/sign: the agent's key signs messages, typed data, digests and transactions (sign only). */
+  intents: SignCommands;
 
 };

@@ -36,6 +36,13 @@ export const AgentSchema = shape('Agent', z.object({
   tx_allowed_chains: z.array(z.string()),
   tx_max_per_day: z.number().int().nullable(),
   token_ttl_seconds: z.number().int().nullable(),
+  /** Whether POST …/sign signs EIP-191 personal_sign messages (default true). */
+  message_signing_enabled: z.boolean(),
+  /** Whether POST …/sign signs a client-computed digest (eip712_digest): blind signing, default false. */
+  raw_signing_enabled: z.boolean(),
+  /** No per-domain EIP-712 rules yet: every domain may be signed (`allow`, empty allowlist). */
+  eip712_default_policy: z.enum(['deny', 'allow']),
+  eip712_domain_allowlist: z.array(z.record(z.string(), z.unknown())),
   created_by: uuid.optional(),
   created_at: timestamp,
   updated_at: timestamp,
@@ -106,6 +113,10 @@ export function presentAgent(a: AgentRow): z.output<typeof AgentSchema> {
     tx_allowed_chains: a.tx_allowed_chains,
     tx_max_per_day: a.tx_max_per_day,
     token_ttl_seconds: a.token_ttl_seconds,
+    message_signing_enabled: a.message_signing_enabled,
+    raw_signing_enabled: a.raw_signing_enabled,
+    eip712_default_policy: 'allow',
+    eip712_domain_allowlist: [],
     created_by: omitNull(a.created_by),
     created_at: isoAlways(a.created_at),
     updated_at: isoAlways(a.updated_at),

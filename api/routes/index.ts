@@ -29,12 +29,13 @@ import { keyRotationRoutes } from './vaults/key-rotation.ts';
 import { cmekRoutes } from './vaults/cmek.ts';
 import { billingTierRoutes } from './admin/billing-tier.ts';
 import { signingKeyRoutes } from './agents/signing-keys.ts';
+import { signRoutes } from './agents/sign.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
-    ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes,
+    ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes,
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...automationRoutes,

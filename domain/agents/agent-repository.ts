@@ -17,19 +17,23 @@ export type AgentRow = {
   scopes: string[] | null;
   tx_max_value_eth: string | null; tx_daily_limit_eth: string | null; tx_to_allowlist: string[]; tx_allowed_chains: string[];
   tx_max_per_day: number | null; token_ttl_seconds: number | null; created_by: string | null; human_email: string | null;
+  /** POST …/sign: EIP-191 personal_sign (default on) and raw digests (default off); migration 0020. */
+  message_signing_enabled: boolean; raw_signing_enabled: boolean;
   created_at: string | Date; updated_at: string | Date; last_active_at: string | Date | null;
 };
 
 // Everything a record shows or a command needs; never key_digest or approval_token_digest.
 const COLUMNS = `id, org_id, name, description, status, key_prefix, api_key_expires_at, intents_api_enabled, scopes,
   tx_max_value_eth, tx_daily_limit_eth, tx_to_allowlist, tx_allowed_chains, tx_max_per_day, token_ttl_seconds,
-  created_by, human_email, created_at, updated_at, last_active_at`;
+  created_by, human_email, message_signing_enabled, raw_signing_enabled, created_at, updated_at, last_active_at`;
 
 /** The settings a human chooses for an agent. */
 export type AgentSettings = {
   name: string; description: string; intents_api_enabled: boolean; scopes: string[] | null; api_key_expires_at: Date | null;
   tx_max_value_eth: string | null; tx_daily_limit_eth: string | null; tx_to_allowlist: string[]; tx_allowed_chains: string[];
   tx_max_per_day: number | null; token_ttl_seconds: number | null;
+  /** Set by PATCH only; a new agent gets the column defaults (migration 0020). */
+  message_signing_enabled?: boolean; raw_signing_enabled?: boolean;
 };
 
 /** An agent created through enrollment starts with these. */
@@ -39,7 +43,8 @@ export const DEFAULT_SETTINGS: Omit<AgentSettings, 'name' | 'description'> = {
 };
 
 const SETTING_COLUMNS: (keyof AgentSettings)[] = ['name', 'description', 'intents_api_enabled', 'scopes', 'api_key_expires_at',
-  'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'token_ttl_seconds'];
+  'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'token_ttl_seconds',
+  'message_signing_enabled', 'raw_signing_enabled'];
 const JSON_COLUMNS = new Set<string>(['scopes', 'tx_to_allowlist', 'tx_allowed_chains']);
 const jsonOrNull = (v: unknown) => (v === null ? null : JSON.stringify(v));
 

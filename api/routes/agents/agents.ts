@@ -36,7 +36,7 @@ export const agentRoutes = [
   }),
   route({
     method: 'PATCH', path: '/v1/agents/:agent_id', tag: 'Agents', auth: 'user',
-    summary: 'Update an agent (name, description, Intents API, guardrails, key expiry, scopes, is_active)', params: agentParams, body: updateAgentBody,
+    summary: 'Update an agent (name, description, Intents API, signing switches, guardrails, key expiry, scopes, is_active)', params: agentParams, body: updateAgentBody,
     success: { status: 200, description: 'The agent', schema: AgentSchema },
     errors: { 403: 'Not an owner or admin, or resource_limit_exceeded on reactivation', 404: 'Not found' },
     handler: async ({ params, body, action, services: s }) => presentAgent(await s.agents.update(action, params.agent_id, body)),

@@ -72,6 +72,9 @@ export const updateAgentBody = z.preprocess(guardrailAliases, z.object({
   tx_allowed_chains: settings.tx_allowed_chains.optional(),
   tx_max_per_day: settings.tx_max_per_day.optional(),
   token_ttl_seconds: settings.token_ttl_seconds.optional(),
+  // The unified sign endpoint's switches (POST /v1/agents/{id}/sign): humans set them, here only.
+  message_signing_enabled: z.boolean().optional(),
+  raw_signing_enabled: z.boolean().optional(),
   is_active: z.boolean().optional(),
 }).refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'send at least one field to change' }));
 

@@ -1,0 +1,120 @@
+// Input schema of POST /v1/agents/{agent_id}/sign (reference SignIntentRequest). Shapes only:
+// which fields an intent needs, and the typed data's own rules, are the domain's
+// (domain/intents/), which answers 400 naming the field. Amounts become wei here:
+// `value` is a decimal amount in ETH ("0.5") or 0x-hex wei (spec §4.9: both forms appear); gas
+// prices and fees are wei, as a JSON integer or decimal or 0x-hex text. An optional field sent as null
+// counts as not sent. The reference's non-EVM fields (destination_tag, memo, xrpl_tx_json …),
+// approval_id and raw_transaction are not read: unknown fields are dropped.
+import { z } from 'zod';
+import { getAddress, isAddress, parseEther, type Address, type Hex } from 'viem';
+import { idParam } from '../../input/fields.ts';
+import { INTENT_TYPES, type SignIntentInput } from '../../../domain/intents/sign-intents.ts';
+
+const MAX_UINT256 = (1n << 256n) - 1n;
+const MAX_UINT64 = (1n << 64n) - 1n;
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+const address = z.string().trim().refine((v) => isAddress(v), { message: 'must be a 20-byte 0x-hex address (with a valid EIP-55 checksum when mixed-case)' })
+  .transform((v) => getAddress(v));
+const hexBytes = z.string().regex(/^0x([0-9a-fA-F]{2})*$/, { message: 'must be 0x-prefixed hex bytes' }).transform((v) => v.toLowerCase() as Hex);
+const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, { message: 'must be a 0x-prefixed 32-byte hex value' }).transform((v) => v.toLowerCase() as Hex);
+
+/** A non-negative integer quantity up to `max`: a JSON integer, or decimal or 0x-hex text. */
+const quantity = (max: bigint, what: string) => z.union([
+  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  z.string().trim().regex(/^(0x[0-9a-fA-F]{1,64}|[0-9]{1,78})$/),
+], { message: `must be ${what}: a non-negative integer, as a JSON number or decimal or 0x-hex text` })
+  .transform((v) => BigInt(v))
+  .refine((v) => v <= max, { message: `must be at most ${max}` });
+const wei = quantity(MAX_UINT256, 'an amount in wei');
+
+/** ETH as decimal text ("0.5"), or wei as 0x-hex text. */
+const value = z.string().trim().regex(/^((0|[1-9][0-9]{0,59})(\.[0-9]{1,18})?|0x[0-9a-fA-F]{1,64})$/, {
+  message: 'must be a decimal amount in ETH (e.g. "0.5") or 0x-hex wei',
+}).transform((v) => (v.startsWith('0x') ? BigInt(v) : parseEther(v)))
+  .refine((v) => v <= MAX_UINT256, { message: 'must be at most 2^256 - 1 wei' });
+
+const chain = z.union([
+  z.string().trim().min(1).max(100),
+  z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+], { message: 'must be a chain name such as ethereum or base, or a chain_id' });
+
+/** An EIP-2930 access list entry; `storageKeys` (viem's spelling) is accepted too. */
+const accessListEntry = z.object({
+  address,
+  storage_keys: z.array(bytes32).max(1000).optional(),
+  storageKeys: z.array(bytes32).max(1000).optional(),
+}).transform((e) => ({ address: e.address, storageKeys: e.storage_keys ?? e.storageKeys ?? [] }));
+
+/** A scalar of a signature: 1 to 32 bytes of 0x-hex, in (0, n). */
+const scalar = z.string().regex(/^0x[0-9a-fA-F]{1,64}$/, { message: 'must be 0x-hex of at most 32 bytes' })
+  .transform((v) => BigInt(v))
+  .refine((v) => v > 0n && v < SECP256K1_N, { message: 'must be a secp256k1 signature scalar (0 < value < n)' });
+
+/**
+ * A signed EIP-7702 authorization, made and signed by its authority elsewhere: the delegate
+ * `address` (or `contract_address` / `contractAddress`), `chain_id` (or `chainId`; 0 = any chain),
+ * the authority's `nonce`, and its signature `r`, `s`, `y_parity` (or `yParity`, or `v` 27/28).
+ */
+const authorization = z.object({
+  address: address.optional(), contract_address: address.optional(), contractAddress: address.optional(),
+  chain_id: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+  chainId: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+  nonce: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  r: scalar,
+  s: scalar.refine((v) => v <= SECP256K1_N / 2n, { message: 'must be low-S (at most n/2, EIP-2)' }),
+  y_parity: z.union([z.literal(0), z.literal(1)]).optional(),
+  yParity: z.union([z.literal(0), z.literal(1)]).optional(),
+  v: z.union([z.literal(27), z.literal(28), z.literal(0), z.literal(1)]).optional(),
+}).transform((a, ctx) => {
+  const delegate = a.address ?? a.contract_address ?? a.contractAddress;
+  const chainId = a.chain_id ?? a.chainId;
+  const yParity = a.y_parity ?? a.yParity ?? (a.v === undefined ? undefined : a.v % 27 === 0 ? 0 : 1);
+  if (delegate === undefined) ctx.addIssue({ code: 'custom', path: ['address'], message: 'is required: the contract the authority delegates to' });
+  if (chainId === undefined) ctx.addIssue({ code: 'custom', path: ['chain_id'], message: 'is required (0 for any chain)' });
+  if (yParity === undefined) ctx.addIssue({ code: 'custom', path: ['y_parity'], message: 'is required (0 or 1)' });
+  if (delegate === undefined || chainId === undefined || yParity === undefined) return z.NEVER;
+  const hex32 = (n: bigint) => `0x${n.toString(16).padStart(64, '0')}` as Hex;
+  return { address: delegate as Address, chainId, nonce: a.nonce, r: hex32(a.r), s: hex32(a.s), yParity };
+});
+
+/** An optional field; null counts as not sent (clients serialize unset optional fields as null). */
+const opt = <S extends z.ZodType>(s: S) => s.nullish().transform((v) => v ?? undefined);
+
+const nonce = z.union([
+  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+  z.string().trim().regex(/^[0-9]{1,16}$/).transform(Number).pipe(z.number().max(Number.MAX_SAFE_INTEGER)),
+], { message: 'must be a non-negative integer' });
+const blobHash = bytes32.refine((h) => h.startsWith('0x01'), { message: 'must be a version-1 (KZG) blob hash starting 0x01' });
+
+export const signIntentBody = z.object({
+  intent_type: z.enum([...INTENT_TYPES, 'digest'], { message: 'must be personal_sign, typed_data, eip712_digest (or digest) or transaction' })
+    .transform((t) => (t === 'digest' ? 'eip712_digest' : t)),
+  chain,
+  signing_key_path: opt(z.string().max(512)),
+  /** personal_sign: 0x-prefixed hex bytes, or UTF-8 text. */
+  message: opt(z.string().max(256 * 1024)),
+  /** typed_data: the EIP-712 JSON {types, primaryType, domain, message}. */
+  typed_data: opt(z.record(z.string(), z.unknown())),
+  /** eip712_digest: the 32-byte digest to sign as is (needs the agent's raw_signing_enabled). */
+  hash: opt(bytes32),
+  /** transaction: EIP-2718 type, 0 legacy, 1 EIP-2930, 2 EIP-1559, 3 EIP-4844, 4 EIP-7702 (inferred from the fee fields when absent). */
+  tx_type: opt(z.number().int().min(0).max(4)),
+  /** Absent for a contract creation (types 0 to 2). */
+  to: opt(address),
+  value: opt(value),
+  data: opt(hexBytes),
+  nonce: opt(nonce),
+  gas_limit: opt(quantity(MAX_UINT64, 'a gas amount')),
+  gas_price: opt(wei),
+  max_fee_per_gas: opt(wei),
+  max_priority_fee_per_gas: opt(wei),
+  max_fee_per_blob_gas: opt(wei),
+  access_list: opt(z.array(accessListEntry).max(1000)),
+  blob_versioned_hashes: opt(z.array(blobHash).max(16)),
+  authorization_list: opt(z.array(authorization).max(64)),
+  /** The reference's non-EVM switch: this endpoint never broadcasts, so it is always sign-only. */
+  sign_only: opt(z.boolean()),
+}) satisfies z.ZodType<SignIntentInput & { sign_only?: boolean }>;
+
+export const signIntentParams = z.object({ agent_id: idParam });
