@@ -13,12 +13,10 @@ import type { ActionAudit } from '../audit/action-audit.ts';
 import type { KeyRotationClient } from './client.ts';
 import type { VaultRow } from '../vaults/vault-repository.ts';
 import { callerOf } from '../auth/principal.ts';
-import { loadCaller } from '../policies/caller.ts';
-import { isManager } from '../policies/access.ts';
-import { loadVisibleVault } from '../vaults/vault-repository.ts';
 import { assertTierIncludes } from '../limits/tier-limits.ts';
+import { loadManagedVault } from '../vaults/managed-vault.ts';
 import { cmekFingerprint, parseCmekKey } from '../crypto/cmek.ts';
-import { conflict, forbidden, invalidField, notFound } from '../errors.ts';
+import { conflict, invalidField, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { loadVaultJob, type RotationJobRow } from './job-repository.ts';
 import { countCmekVersions, insertCmekJob, lockVaultCmek, openCmekJobExists, setVaultCmek } from './cmek-job-repository.ts';
@@ -114,10 +112,8 @@ export class CmekCommands {
     return job;
   }
 
-  private async managedVault(ctx: ActionContext, vaultId: string, what: string): Promise<VaultRow> {
-    const caller = await loadCaller(this.d.hot, callerOf(ctx), ctx.clientIp);
-    const { vault } = await loadVisibleVault(this.d.db(), caller, vaultId);
-    if (!isManager(caller)) throw forbidden(`Only organization owners and admins can ${what} a vault`);
-    return vault;
+  private managedVault(ctx: ActionContext, vaultId: string, what: string): Promise<VaultRow> {
+    return loadManagedVault(this.d, ctx, vaultId, `${what} a vault`);
   }
+
 }

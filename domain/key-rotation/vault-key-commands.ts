@@ -10,10 +10,8 @@ import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { KeyRotationClient } from './client.ts';
 import { callerOf } from '../auth/principal.ts';
-import { loadCaller } from '../policies/caller.ts';
-import { isManager } from '../policies/access.ts';
-import { loadVisibleVault } from '../vaults/vault-repository.ts';
-import { forbidden, notFound } from '../errors.ts';
+import { loadManagedVault } from '../vaults/managed-vault.ts';
+import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { loadVaultJob, openVaultKeyJob, type RotationJobRow } from './job-repository.ts';
 
@@ -30,10 +28,8 @@ export class VaultKeyRotationCommands {
 
   async rotate(ctx: ActionContext, vaultId: string): Promise<RotationJobRow> {
     const principal = callerOf(ctx);
-    const caller = await loadCaller(this.d.hot, principal, ctx.clientIp);
     const em = this.d.db();
-    const { vault } = await loadVisibleVault(em, caller, vaultId);
-    if (!isManager(caller)) throw forbidden("Only organization owners and admins can rotate a vault's key");
+    const vault = await loadManagedVault(this.d, ctx, vaultId, "rotate a vault's key");
     const jobId = randomUUID();
     const newKeyRef = await this.d.kms.createVaultKey(vault.id);
     let job: RotationJobRow;
@@ -51,11 +47,8 @@ export class VaultKeyRotationCommands {
   }
 
   async job(ctx: ActionContext, vaultId: string, jobId: string): Promise<RotationJobRow> {
-    const caller = await loadCaller(this.d.hot, callerOf(ctx), ctx.clientIp);
-    const em = this.d.db();
-    const { vault } = await loadVisibleVault(em, caller, vaultId);
-    if (!isManager(caller)) throw forbidden("Only organization owners and admins can see a vault's key rotations");
-    const job = isUuid(jobId) ? await loadVaultJob(em, vault.id, jobId, 'vault_key') : null;
+    const vault = await loadManagedVault(this.d, ctx, vaultId, "see a vault's key rotations");
+    const job = isUuid(jobId) ? await loadVaultJob(this.d.db(), vault.id, jobId, 'vault_key') : null;
     if (!job) throw notFound('Key rotation job');
     return job;
   }

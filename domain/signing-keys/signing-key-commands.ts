@@ -74,12 +74,8 @@ export class SigningKeyCommands {
     return listSigningKeys(em, principal.orgId, agent.id);
   }
 
-  /**
-   * A new key (key_version + 1) replaces the active one in one transaction, with the
-   * `signing_key.rotated` event; the old key's handle is erased there and its KMS key destroyed
-   * once the new one is recorded. The address changes: funds at the old one must be moved first.
-   */
-  async rotate(ctx: ActionContext, agentId: string, rawChain: string): Promise<SigningKeyRow> {
+  /** What rotate and deactivate act on: owners and admins only, the agent's active key for the chain (404 without one). */
+  private async managedActiveKey(ctx: ActionContext, agentId: string, rawChain: string) {
     const principal = callerOf(ctx);
     const em = this.d.db();
     await requireManager(em, principal);
@@ -87,6 +83,16 @@ export class SigningKeyCommands {
     const chain = await resolveSigningChain(em, rawChain);
     const current = await activeSigningKey(em, principal.orgId, agent.id, chain);
     if (!current) throw noActiveKey(chain);
+    return { principal, em, agent, chain, current };
+  }
+
+  /**
+   * A new key (key_version + 1) replaces the active one in one transaction, with the
+   * `signing_key.rotated` event; the old key's handle is erased there and its KMS key destroyed
+   * once the new one is recorded. The address changes: funds at the old one must be moved first.
+   */
+  async rotate(ctx: ActionContext, agentId: string, rawChain: string): Promise<SigningKeyRow> {
+    const { principal, em, agent, chain, current } = await this.managedActiveKey(ctx, agentId, rawChain);
     const vault = await ensureAgentKeysVault(em, this.d.kms, principal);
     const oldRef = await readHandle(em, this.d.kms, principal.orgId, handleOf(current));
     const key = await this.provision(em, principal, vault, agent.id, chain, current);
@@ -100,13 +106,7 @@ export class SigningKeyCommands {
 
   /** DELETE: the key stops signing for good (handle erased, KMS key destroyed); the record stays. */
   async deactivate(ctx: ActionContext, agentId: string, rawChain: string): Promise<void> {
-    const principal = callerOf(ctx);
-    const em = this.d.db();
-    await requireManager(em, principal);
-    const agent = await loadAgent(em, principal.orgId, agentId);
-    const chain = await resolveSigningChain(em, rawChain);
-    const current = await activeSigningKey(em, principal.orgId, agent.id, chain);
-    if (!current) throw noActiveKey(chain);
+    const { principal, em, chain, current } = await this.managedActiveKey(ctx, agentId, rawChain);
     const ref = await readHandle(em, this.d.kms, principal.orgId, handleOf(current));
     const retired = await em.transactional(async (tx) => {
       if (!(await deactivateSigningKey(tx, current.id))) return false;

@@ -4,9 +4,10 @@
 // BENCH_ROTATION_SECRETS × BENCH_ROTATION_VERSIONS versions is written, the job started, and its
 // status polled every 5 ms through the api until processed == total: the rate is versions over
 // the time from the 202 to that poll (the job's grace period and finish come after and are not in it).
-import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { api } from './bench-http.ts';
+import { cmekEncrypt, fingerprintOf } from '../helpers/cmek-client.ts';
 
 const SECRETS = Number(process.env.BENCH_ROTATION_SECRETS ?? 50);
 const VERSIONS = Number(process.env.BENCH_ROTATION_VERSIONS ?? 20);
@@ -14,16 +15,6 @@ const POLL_MS = 5;
 const LIMIT_MS = 300_000;
 
 const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
-const fingerprintOf = (key: Buffer) => createHash('sha256').update(key).digest('hex');
-
-/** A client-side CMEK value in the published clients' format. */
-function cmekValue(key: Buffer, plain: string): string {
-  const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', key, iv);
-  const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
-  return Buffer.concat([Buffer.from([1]), iv, body, c.getAuthTag()]).toString('base64');
-}
-
 /** Writes the vault's versions, `SECRETS` writers side by side, each through its versions in order. */
 async function fill(baseUrl: string, token: string, vaultId: string, value: () => string): Promise<void> {
   await Promise.all(Array.from({ length: SECRETS }, async (_, i) => {
@@ -71,7 +62,7 @@ export async function benchKeyRotation(baseUrl: string, databaseUrl: string | un
     const cmekVault = (await api(baseUrl, 'POST', '/v1/vaults', token, { name: 'bench-cmek' })).id as string;
     await api(baseUrl, 'POST', `/v1/vaults/${cmekVault}/cmek`, token, { fingerprint: fingerprintOf(oldKey) });
     log(`rotation: writing ${SECRETS * VERSIONS} CMEK versions, then rotating the customer key`);
-    await fill(baseUrl, token, cmekVault, () => cmekValue(oldKey, `sk-${randomBytes(24).toString('hex')}`));
+    await fill(baseUrl, token, cmekVault, () => cmekEncrypt(oldKey, `sk-${randomBytes(24).toString('hex')}`));
     const ck = await measure(baseUrl, token, async () => {
       const j = await api(baseUrl, 'POST', `/v1/vaults/${cmekVault}/cmek-rotate`, token, { new_fingerprint: fingerprintOf(newKey) },
         { 'x-cmek-old-key': oldKey.toString('base64'), 'x-cmek-new-key': newKey.toString('base64') });

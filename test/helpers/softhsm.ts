@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import vm from 'node:vm';
+import pkcs11js from 'pkcs11js';
 
 export const SOFTHSM_MODULE = '/usr/lib/softhsm/libsofthsm2.so';
 
@@ -29,4 +30,29 @@ export function createSoftHsmToken(dir: string): { modulePath: string; tokenLabe
   // main context (the same object outside jest) writes the real environment.
   (vm.runInThisContext('process') as NodeJS.Process).env.SOFTHSM2_CONF = conf;
   return { modulePath: SOFTHSM_MODULE, tokenLabel, pin, env };
+}
+
+type Pkcs11 = InstanceType<typeof pkcs11js.PKCS11>;
+
+const tolerate = (fn: () => void, code: number) => {
+  try { fn(); } catch (e) { if ((e as { code?: number }).code !== code) throw e; }
+};
+
+/**
+ * A second session of the test's own on `token`, to inspect what a Kms created. A Kms in this
+ * process already initialized the module and logged in (both per process), so neither is redone
+ * nor undone here.
+ */
+export function directSession<T>(token: { modulePath: string; tokenLabel: string; pin: string }, fn: (mod: Pkcs11, session: Buffer, slot: Buffer) => T): T {
+  const mod = new pkcs11js.PKCS11();
+  mod.load(token.modulePath);
+  tolerate(() => mod.C_Initialize(), pkcs11js.CKR_CRYPTOKI_ALREADY_INITIALIZED);
+  const slot = mod.C_GetSlotList(true).find((s) => mod.C_GetTokenInfo(s).label.trim() === token.tokenLabel)!;
+  const session = mod.C_OpenSession(slot, pkcs11js.CKF_RW_SESSION | pkcs11js.CKF_SERIAL_SESSION);
+  try {
+    tolerate(() => mod.C_Login(session, pkcs11js.CKU_USER, token.pin), pkcs11js.CKR_USER_ALREADY_LOGGED_IN);
+    return fn(mod, session, slot);
+  } finally {
+    try { mod.C_CloseSession(session); } catch { /* closed by the test */ }
+  }
 }

@@ -6,7 +6,7 @@
 // its own), so the job key lives in an HSM; vault-key-rotation-crash covers the local backend.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { call, closeDb } from '../helpers/api.ts';
 import { filesContaining, inParallel, regularFilesUnder, rnd } from '../helpers/vault-fixtures.ts';
 import { cmekRotationWorkflowId } from '../../domain/key-rotation/client.ts';
@@ -14,29 +14,12 @@ import { makeDataDir, waitFor } from '../helpers/stack.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';
 import { activityRetries, historyText } from '../helpers/history-text.ts';
 import { createSoftHsmToken } from '../helpers/softhsm.ts';
+import { cmekDecrypt, cmekEncrypt, fingerprintOf } from '../helpers/cmek-client.ts';
+import { killWorkerMidJob } from '../helpers/rotation-crash.ts';
 
 const SECRETS = 50;
 const VERSIONS = 20;
 const TOTAL = SECRETS * VERSIONS;
-
-// The published clients' format: 0x01 | iv(12) | ciphertext | tag(16), base64.
-const fingerprintOf = (key: Buffer) => createHash('sha256').update(key).digest('hex');
-function encrypt(key: Buffer, plain: string): string {
-  const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', key, iv);
-  const body = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
-  return Buffer.concat([Buffer.from([1]), iv, body, c.getAuthTag()]).toString('base64');
-}
-function decrypt(key: Buffer, value: string): string | null {
-  const blob = Buffer.from(value, 'base64');
-  try {
-    const d = createDecipheriv('aes-256-gcm', key, blob.subarray(1, 13));
-    d.setAuthTag(blob.subarray(blob.length - 16));
-    return Buffer.concat([d.update(blob.subarray(13, blob.length - 16)), d.final()]).toString('utf8');
-  } catch {
-    return null;
-  }
-}
 
 const hsmDir = makeDataDir('cmek-crash-hsm-');
 const hsm = createSoftHsmToken(hsmDir);
@@ -72,7 +55,7 @@ test(`SIGKILL of the worker in the middle of a CMEK rotation of ${TOTAL} version
   await inParallel(Array.from({ length: SECRETS }, (_, i) => `crash/s${i}`), SECRETS, async (p) => {
     for (let v = 1; v <= VERSIONS; v++) {
       const plain = rnd(`${p}-v${v}`);
-      const r = await call('PUT', secretUrl(p), { base, token, body: { value: encrypt(oldKey, plain) }, unchecked: true });
+      const r = await call('PUT', secretUrl(p), { base, token, body: { value: cmekEncrypt(oldKey, plain) }, unchecked: true });
       if (r.status !== 201 || r.body.version !== v) throw new Error(`write ${p} v${v}: ${r.status} ${r.text}`);
       plains.set(`${p}@${v}`, plain);
     }
@@ -89,21 +72,7 @@ test(`SIGKILL of the worker in the middle of a CMEK rotation of ${TOTAL} version
   const jobId = started.body.id as string;
   const jobKeyObjects = tokenObjects().filter((f) => !objectsBefore.has(f));
   expect(jobKeyObjects).toHaveLength(1); // the job's key, in the token
-  const progress = async () => (await stack.pool.query<{ processed: number; status: string }>('SELECT processed, status FROM key_rotation_jobs WHERE id = $1', [jobId])).rows[0]!;
-
-  const deadline = Date.now() + 60_000;
-  let seen = await progress();
-  while (seen.processed < (TOTAL * 2) / 5) {
-    if (Date.now() > deadline) throw new Error(`the job did not reach ${(TOTAL * 2) / 5} processed within 60 s (at ${seen.processed}, ${seen.status})`);
-    seen = await progress();
-  }
-  await stack.killWorker();
-  const tKilled = Date.now();
-  const atKill = await progress();
-  expect(atKill.status).toBe('running');
-  expect(atKill.processed).toBeGreaterThanOrEqual((TOTAL * 2) / 5);
-  expect(atKill.processed).toBeLessThanOrEqual((TOTAL * 4) / 5);
-  expect(atKill.processed % 100).toBe(0); // whole batches only
+  const { atKill, killedAt: tKilled } = await killWorkerMidJob(stack, jobId, TOTAL);
   const split = async () => new Map((await stack.pool.query<{ f: string; n: number }>(
     'SELECT sv.cmek_fingerprint AS f, count(*)::int AS n FROM secret_versions sv JOIN secrets s ON s.id = sv.secret_id WHERE s.vault_id = $1 GROUP BY 1', [vaultId])).rows.map((r) => [r.f, r.n]));
   expect(await split()).toEqual(new Map([[fingerprintOf(newKey), atKill.processed], [fingerprintOf(oldKey), TOTAL - atKill.processed]]));
@@ -111,7 +80,7 @@ test(`SIGKILL of the worker in the middle of a CMEK rotation of ${TOTAL} version
   for (const v of [1, VERSIONS]) {
     const r = await call('GET', `${secretUrl('crash/s0')}?version=${v}`, { base, token });
     expect(r.status).toBe(200);
-    expect(decrypt(newKey, r.body.value) ?? decrypt(oldKey, r.body.value)).toBe(plains.get(`crash/s0@${v}`));
+    expect(cmekDecrypt(newKey, r.body.value) ?? cmekDecrypt(oldKey, r.body.value)).toBe(plains.get(`crash/s0@${v}`));
   }
 
   const worker = stack.startWorker();
@@ -129,8 +98,8 @@ test(`SIGKILL of the worker in the middle of a CMEK rotation of ${TOTAL} version
   await inParallel([...plains.entries()], 16, async ([key, plain]) => {
     const [p, v] = key.split('@') as [string, string];
     const r = await call('GET', `${secretUrl(p)}?version=${v}`, { base, token, unchecked: true });
-    const opened = r.status === 200 ? decrypt(newKey, r.body.value) : null;
-    if (opened !== plain || r.body.cmek_encrypted !== true || decrypt(oldKey, r.body.value) !== null) wrong.push({ key, status: r.status, opened });
+    const opened = r.status === 200 ? cmekDecrypt(newKey, r.body.value) : null;
+    if (opened !== plain || r.body.cmek_encrypted !== true || cmekDecrypt(oldKey, r.body.value) !== null) wrong.push({ key, status: r.status, opened });
   });
   expect(wrong).toEqual([]);
   const { rows: events } = await stack.pool.query("SELECT payload FROM event_outbox WHERE event_type = 'vault.cmek_rotated' AND payload->>'vault_id' = $1", [vaultId]);

@@ -6,11 +6,12 @@
 // the history, the logs, the job row and PostgreSQL's files. Runs on both KMS backends.
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { call, closeDb, db, eventually, joinAsMember, signup, type Account } from '../helpers/api.ts';
 import { agentJwt, auditFor, registerAgent } from '../helpers/agent-fixtures.ts';
 import { filesContaining, regularFilesUnder, isProblem, newVault, putOk, rnd, secretUrl } from '../helpers/vault-fixtures.ts';
 import { historyText } from '../helpers/history-text.ts';
+import { fingerprintOf } from '../helpers/cmek-client.ts';
 import { cmekRotationWorkflowId } from '../../domain/key-rotation/client.ts';
 
 const JOB_TIMEOUT_MS = 90_000;
@@ -19,7 +20,6 @@ type Job = { id: string; vault_id: string; status: string; total_secrets: number
 type Written = { path: string; version: number; plain: string };
 
 // The client side, as the published SDK does it: AES-256-GCM via WebCrypto, 0x01 | iv | ciphertext+tag, base64.
-const fingerprintOf = (key: Buffer) => createHash('sha256').update(key).digest('hex');
 async function clientEncrypt(key: Buffer, plain: string): Promise<string> {
   const k = await crypto.subtle.importKey('raw', key, 'AES-GCM', false, ['encrypt']);
   const iv = randomBytes(12);

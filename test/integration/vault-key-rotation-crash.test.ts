@@ -11,6 +11,7 @@ import { vaultKeyRotationWorkflowId } from '../../domain/key-rotation/client.ts'
 import { waitFor } from '../helpers/stack.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';
 import { activityRetries } from '../helpers/history-text.ts';
+import { killWorkerMidJob } from '../helpers/rotation-crash.ts';
 
 const SECRETS = 50;
 const VERSIONS = 20;
@@ -59,24 +60,7 @@ test(`SIGKILL of the worker in the middle of a rotation of ${TOTAL} versions: a 
   const jobId = started.body.id as string;
   const newRef = (await stack.pool.query('SELECT key_ref FROM vaults WHERE id = $1', [vaultId])).rows[0].key_ref as string;
   expect(newRef).not.toBe(oldRef);
-  const progress = async () => (await stack.pool.query<{ processed: number; status: string }>('SELECT processed, status FROM key_rotation_jobs WHERE id = $1', [jobId])).rows[0]!;
-
-  // Batches commit 100 versions at a time within a fraction of a second each: watch the job's row
-  // closely and kill the worker (and everything in its process group) once 40% are done.
-  const deadline = Date.now() + 60_000;
-  let seen = await progress();
-  while (seen.processed < (TOTAL * 2) / 5) {
-    if (Date.now() > deadline) throw new Error(`the job did not reach ${(TOTAL * 2) / 5} processed within 60 s (at ${seen.processed}, ${seen.status})`);
-    seen = await progress();
-  }
-  await stack.killWorker();
-  const tKilled = Date.now();
-  // What the dead worker had committed (its open batch, if any, rolled back with its connection).
-  const atKill = await progress();
-  expect(atKill.status).toBe('running');
-  expect(atKill.processed).toBeGreaterThanOrEqual((TOTAL * 2) / 5);
-  expect(atKill.processed).toBeLessThanOrEqual((TOTAL * 4) / 5);
-  expect(atKill.processed % 100).toBe(0); // whole batches only
+  const { atKill, killedAt: tKilled } = await killWorkerMidJob(stack, jobId, TOTAL);
   const { rows: split } = await stack.pool.query<{ key_ref: string; n: number }>(
     'SELECT sv.key_ref, count(*)::int AS n FROM secret_versions sv JOIN secrets s ON s.id = sv.secret_id WHERE s.vault_id = $1 GROUP BY sv.key_ref', [vaultId]);
   expect(new Map(split.map((r) => [r.key_ref, r.n]))).toEqual(new Map([[newRef, atKill.processed], [oldRef, TOTAL - atKill.processed]]));

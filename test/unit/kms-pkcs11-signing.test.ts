@@ -5,18 +5,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { secp256k1 } from '@noble/curves/secp256k1';
 import pkcs11js from 'pkcs11js';
-import { recoverAddress, recoverPublicKey, toHex } from 'viem';
-import { publicKeyToAddress } from 'viem/accounts';
-import { KmsSigningKeyError, type EcdsaSignature, type Kms } from '../../domain/crypto/kms/kms.ts';
+import { toHex } from 'viem';
+import { KmsSigningKeyError, type Kms } from '../../domain/crypto/kms/kms.ts';
 import { openPkcs11Kms } from '../../domain/crypto/kms/pkcs11.ts';
 import { normalizeEcdsa, parseEcPoint, SECP256K1_EC_PARAMS } from '../../domain/crypto/kms/pkcs11-ec.ts';
-import { createSoftHsmToken } from '../helpers/softhsm.ts';
+import { createSoftHsmToken, directSession } from '../helpers/softhsm.ts';
+import { HALF_N, expectEthereumValid } from '../helpers/ecdsa.ts';
 
 type Pkcs11 = InstanceType<typeof pkcs11js.PKCS11>;
 
-const HALF_N = secp256k1.CURVE.n >> 1n;
 const dir = mkdtempSync(join(tmpdir(), 'kms-pkcs11-ec-'));
 const token = createSoftHsmToken(dir);
 const opts = { modulePath: token.modulePath, tokenLabel: token.tokenLabel, pin: token.pin };
@@ -28,35 +26,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function expectEthereumValid(sig: EcdsaSignature, digest: Buffer, publicKey: Buffer): Promise<void> {
-  expect(sig.r.length).toBe(32);
-  expect(sig.s.length).toBe(32);
-  expect(BigInt(toHex(sig.s)) <= HALF_N).toBe(true);
-  expect(secp256k1.verify({ r: BigInt(toHex(sig.r)), s: BigInt(toHex(sig.s)) }, digest, publicKey, { lowS: true })).toBe(true);
-  const signature = { r: toHex(sig.r), s: toHex(sig.s), yParity: sig.recovery };
-  expect(await recoverPublicKey({ hash: digest, signature })).toBe(toHex(publicKey));
-  expect(await recoverAddress({ hash: digest, signature })).toBe(publicKeyToAddress(toHex(publicKey)));
-}
-
-const tolerate = (fn: () => void, code: number) => {
-  try { fn(); } catch (e) { if ((e as { code?: number }).code !== code) throw e; }
-};
-
-// A second session of our own on the token, to inspect what the Kms created (module initialization
-// and login are per process, so neither is redone nor undone here).
-function direct<T>(fn: (mod: Pkcs11, session: Buffer, slot: Buffer) => T): T {
-  const mod = new pkcs11js.PKCS11();
-  mod.load(token.modulePath);
-  tolerate(() => mod.C_Initialize(), pkcs11js.CKR_CRYPTOKI_ALREADY_INITIALIZED);
-  const slot = mod.C_GetSlotList(true).find((s) => mod.C_GetTokenInfo(s).label.trim() === token.tokenLabel)!;
-  const session = mod.C_OpenSession(slot, pkcs11js.CKF_RW_SESSION | pkcs11js.CKF_SERIAL_SESSION);
-  try {
-    tolerate(() => mod.C_Login(session, pkcs11js.CKU_USER, token.pin), pkcs11js.CKR_USER_ALREADY_LOGGED_IN);
-    return fn(mod, session, slot);
-  } finally {
-    try { mod.C_CloseSession(session); } catch { /* closed by the test */ }
-  }
-}
+const direct = <T>(fn: (mod: Pkcs11, session: Buffer, slot: Buffer) => T): T => directSession(token, fn);
 
 const objectOf = (mod: Pkcs11, session: Buffer, ref: string, cls: number): Buffer | null => {
   mod.C_FindObjectsInit(session, [

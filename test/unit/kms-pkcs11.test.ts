@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pkcs11js from 'pkcs11js';
 import { KmsDecryptError, type Kms } from '../../domain/crypto/kms/kms.ts';
 import { openPkcs11Kms } from '../../domain/crypto/kms/pkcs11.ts';
-import { createSoftHsmToken } from '../helpers/softhsm.ts';
+import { createSoftHsmToken, directSession } from '../helpers/softhsm.ts';
 
 type Pkcs11 = InstanceType<typeof pkcs11js.PKCS11>;
 
@@ -22,25 +22,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const tolerate = (fn: () => void, code: number) => {
-  try { fn(); } catch (e) { if ((e as { code?: number }).code !== code) throw e; }
-};
-
-// A second session of our own on the token, to inspect what the Kms created. The Kms already
-// initialized the module and logged in (both per process), so neither is redone nor undone here.
-function direct<T>(fn: (mod: Pkcs11, session: Buffer, slot: Buffer) => T): T {
-  const mod = new pkcs11js.PKCS11();
-  mod.load(token.modulePath);
-  tolerate(() => mod.C_Initialize(), pkcs11js.CKR_CRYPTOKI_ALREADY_INITIALIZED);
-  const slot = mod.C_GetSlotList(true).find((s) => mod.C_GetTokenInfo(s).label.trim() === token.tokenLabel)!;
-  const session = mod.C_OpenSession(slot, pkcs11js.CKF_RW_SESSION | pkcs11js.CKF_SERIAL_SESSION);
-  try {
-    tolerate(() => mod.C_Login(session, pkcs11js.CKU_USER, token.pin), pkcs11js.CKR_USER_ALREADY_LOGGED_IN);
-    return fn(mod, session, slot);
-  } finally {
-    try { mod.C_CloseSession(session); } catch { /* closed by the test */ }
-  }
-}
+const direct = <T>(fn: (mod: Pkcs11, session: Buffer, slot: Buffer) => T): T => directSession(token, fn);
 
 const keyHandle = (mod: Pkcs11, session: Buffer, ref: string): Buffer | null => {
   mod.C_FindObjectsInit(session, [

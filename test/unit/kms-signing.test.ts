@@ -1,25 +1,11 @@
 // secp256k1 signing keys in the local key backend: signatures verify, are low-S, and carry the
 // recovery id Ethereum needs (checked with viem, an independent implementation of ecrecover).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { secp256k1 } from '@noble/curves/secp256k1';
-import { recoverAddress, recoverPublicKey, toHex } from 'viem';
-import { publicKeyToAddress } from 'viem/accounts';
-import { KmsSigningKeyError, type EcdsaSignature, type Kms } from '../../domain/crypto/kms/kms.ts';
+import { KmsSigningKeyError, type Kms } from '../../domain/crypto/kms/kms.ts';
 import { openLocalKms } from '../../domain/crypto/kms/local.ts';
+import { expectEthereumValid } from '../helpers/ecdsa.ts';
 
-const HALF_N = secp256k1.CURVE.n >> 1n;
 const kms: Kms = openLocalKms(randomBytes(32));
-
-/** Verifies like a chain would: ECDSA valid, s ≤ n/2, and ecrecover with `recovery` gives the key. */
-async function expectEthereumValid(sig: EcdsaSignature, digest: Buffer, publicKey: Buffer): Promise<void> {
-  expect(sig.r.length).toBe(32);
-  expect(sig.s.length).toBe(32);
-  expect(BigInt(toHex(sig.s)) <= HALF_N).toBe(true);
-  expect(secp256k1.verify({ r: BigInt(toHex(sig.r)), s: BigInt(toHex(sig.s)) }, digest, publicKey, { lowS: true })).toBe(true);
-  const signature = { r: toHex(sig.r), s: toHex(sig.s), yParity: sig.recovery };
-  expect(await recoverPublicKey({ hash: digest, signature })).toBe(toHex(publicKey));
-  expect(await recoverAddress({ hash: digest, signature })).toBe(publicKeyToAddress(toHex(publicKey)));
-}
 
 describe('local kms signing keys (secp256k1)', () => {
   test('200 signatures over random digests verify, are low-S and recover to the key', async () => {

@@ -29,17 +29,8 @@ export const createChainBody = z.object({
   is_enabled: z.boolean().optional(),
 });
 
-export const updateChainBody = z.object({
-  // Accepted only unchanged (a client may send back the whole chain it read).
-  name: name.optional(),
-  chain_id: chainId.optional(),
-  display_name: displayName.optional(),
-  rpc_url: endpoint.optional(),
-  ws_url: endpoint.optional(),
-  explorer_url: endpoint.optional(),
-  native_currency: nativeCurrency.optional(),
-  is_testnet: z.boolean().optional(),
-  is_enabled: z.boolean().optional(),
-}).refine((b) => Object.values(b).some((v) => v !== undefined), {
+// The same fields, all optional; name and chain_id are accepted only unchanged (a client may send
+// back the whole chain it read).
+export const updateChainBody = createChainBody.partial().refine((b) => Object.values(b).some((v) => v !== undefined), {
   message: 'give at least one of display_name, rpc_url, ws_url, explorer_url, native_currency, is_testnet, is_enabled',
 });
