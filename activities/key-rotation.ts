@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../domain/crypto/kms/kms.ts';
 import { RewrapError, VaultKeyRewrap } from '../domain/key-rotation/vault-key-rewrap.ts';
 import { CmekReencrypt } from '../domain/key-rotation/cmek-reencrypt.ts';
-import { markFailed } from '../domain/key-rotation/job-repository.ts';
+import { lockJob, markFailed } from '../domain/key-rotation/job-repository.ts';
 
 /** Runs a batch; a RewrapError becomes a non-retryable failure carrying its message. */
 async function nonRetryableOnRewrapError<T>(work: () => Promise<T>): Promise<T> {
@@ -26,7 +26,9 @@ export function createKeyRotationActivities(deps: { em: () => EntityManager; kms
   return {
     rewrapBatch: (jobId: string): Promise<{ done: boolean; rewrapped: number }> => nonRetryableOnRewrapError(() => rewrap.batch(jobId, beat)),
     finishRotation: (jobId: string): Promise<boolean> => rewrap.finish(jobId),
-    failRotation: (jobId: string, error: string): Promise<void> => markFailed(deps.em(), jobId, error),
+    failRotation: (jobId: string, error: string): Promise<void> => deps.em().transactional(async (tx) => {
+      if (await lockJob(tx, jobId)) await markFailed(tx, jobId, error);
+    }),
     cmekBatch: (jobId: string): Promise<{ done: boolean; rewrapped: number }> => nonRetryableOnRewrapError(() => cmek.batch(jobId, beat)),
     finishCmekRotation: (jobId: string): Promise<boolean> => cmek.finish(jobId),
     failCmekRotation: (jobId: string, error: string): Promise<void> => cmek.fail(jobId, error),

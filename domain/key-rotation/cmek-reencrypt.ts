@@ -12,7 +12,7 @@ import { envelopeAad } from '../crypto/envelope.ts';
 import { open, seal, DecryptionError } from '../crypto/aead.ts';
 import { cmekDecrypt, cmekEncrypt, CmekDecryptError } from '../crypto/cmek.ts';
 import { emitEvent } from '../events/outbox.ts';
-import { countProcessed, loadJob, markCompleted, markFailed, markRunning, vaultDeleted, type RotationJobRow } from './job-repository.ts';
+import { countProcessed, lockJob, markCompleted, markFailed, markRunning, vaultDeleted, type RotationJobRow } from './job-repository.ts';
 import { sealedKeysOf, storeReencrypted, versionsToReencrypt, type VersionToReencrypt } from './cmek-job-repository.ts';
 import { CmekJobKeys, wipe, type CmekKeys } from './cmek-job-keys.ts';
 import { REWRAP_BATCH, RewrapError } from './vault-key-rewrap.ts';
@@ -34,7 +34,7 @@ export class CmekReencrypt {
   /** Re-encrypts up to REWRAP_BATCH versions; `done` when none was left (or the job is closed). `beat` is called per version. */
   async batch(jobId: string, beat: () => void = () => {}): Promise<{ done: boolean; rewrapped: number }> {
     return this.em().transactional(async (tx) => {
-      const job = await loadJob(tx, jobId, true);
+      const job = await lockJob(tx, jobId);
       if (!isOpen(job)) return { done: true, rewrapped: 0 };
       if (await vaultDeleted(tx, job.vault_id)) {
         await this.end(tx, job, 'The vault was deleted during the rotation; the job ended and its copy of the keys was destroyed');
@@ -91,7 +91,7 @@ export class CmekReencrypt {
    */
   async finish(jobId: string): Promise<boolean> {
     return this.em().transactional(async (tx) => {
-      const job = await loadJob(tx, jobId, true);
+      const job = await lockJob(tx, jobId);
       if (!isOpen(job)) return true;
       if ((await versionsToReencrypt(tx, job.vault_id, job.old_fingerprint, 1)).length > 0) return false;
       await this.keys.destroy(tx, jobId);
@@ -107,7 +107,7 @@ export class CmekReencrypt {
   /** The job failed: it is marked so, and its keys are destroyed all the same. */
   async fail(jobId: string, error: string): Promise<void> {
     await this.em().transactional(async (tx) => {
-      const job = await loadJob(tx, jobId, true);
+      const job = await lockJob(tx, jobId);
       if (job) await this.end(tx, job, error);
     });
   }

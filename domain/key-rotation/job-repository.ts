@@ -39,8 +39,23 @@ export async function openVaultKeyJob(tx: EntityManager, j: { id: string; orgId:
   return (await loadJob(tx, j.id))!;
 }
 
-export async function loadJob(em: EntityManager, jobId: string, forUpdate = false): Promise<RotationJobRow | null> {
-  const rows = await em.execute<RotationJobRow[]>(`SELECT ${COLUMNS} FROM key_rotation_jobs WHERE id = ?${forUpdate ? ' FOR UPDATE' : ''}`, [jobId]);
+export async function loadJob(em: EntityManager, jobId: string): Promise<RotationJobRow | null> {
+  const rows = await em.execute<RotationJobRow[]>(`SELECT ${COLUMNS} FROM key_rotation_jobs WHERE id = ?`, [jobId]);
+  return rows[0] ?? null;
+}
+
+/**
+ * The job, locked for a transaction that writes it, after its vault's row (FOR KEY SHARE).
+ * Opening a job locks the vault FOR UPDATE and then adds to the one-open-job unique index; any
+ * write of a job row adds to that index too and so may wait on the opener. Taking the vault first
+ * on both sides keeps one lock order: without it a second rotation asked for while a batch of the
+ * first was committing deadlocked (each waited on the other's index entry).
+ */
+export async function lockJob(tx: EntityManager, jobId: string): Promise<RotationJobRow | null> {
+  const vault = await tx.execute<{ vault_id: string }[]>('SELECT vault_id FROM key_rotation_jobs WHERE id = ?', [jobId]);
+  if (!vault[0]) return null;
+  await tx.execute('SELECT 1 FROM vaults WHERE id = ? FOR KEY SHARE', [vault[0].vault_id]);
+  const rows = await tx.execute<RotationJobRow[]>(`SELECT ${COLUMNS} FROM key_rotation_jobs WHERE id = ? FOR UPDATE`, [jobId]);
   return rows[0] ?? null;
 }
 
@@ -88,8 +103,9 @@ export async function markCompleted(tx: EntityManager, jobId: string): Promise<b
   return rows.length > 0;
 }
 
-export async function markFailed(em: EntityManager, jobId: string, error: string): Promise<void> {
-  await em.execute("UPDATE key_rotation_jobs SET status = 'failed', error = ?, completed_at = now() WHERE id = ? AND status IN ('pending', 'running')", [error.slice(0, 1000), jobId]);
+/** In a transaction that holds the job (lockJob). */
+export async function markFailed(tx: EntityManager, jobId: string, error: string): Promise<void> {
+  await tx.execute("UPDATE key_rotation_jobs SET status = 'failed', error = ?, completed_at = now() WHERE id = ? AND status IN ('pending', 'running')", [error.slice(0, 1000), jobId]);
 }
 
 /** Drops the job's key handles (the vault is gone and so are its keys). */

@@ -8,7 +8,7 @@ import type { Kms } from '../crypto/kms/kms.ts';
 import { KmsDecryptError } from '../crypto/kms/kms.ts';
 import { envelopeAad } from '../crypto/envelope.ts';
 import { emitEvent } from '../events/outbox.ts';
-import { countProcessed, loadJob, forgetKeyRefs, markCompleted, markFailed, markRunning, storeRewrapped, vaultDeleted, versionsToRewrap, type RotationJobRow } from './job-repository.ts';
+import { countProcessed, lockJob, forgetKeyRefs, markCompleted, markFailed, markRunning, storeRewrapped, vaultDeleted, versionsToRewrap, type RotationJobRow } from './job-repository.ts';
 
 export const REWRAP_BATCH = 100;
 
@@ -27,7 +27,7 @@ export class VaultKeyRewrap {
   /** Re-wraps up to REWRAP_BATCH versions; `done` when none was left (or the job is closed). `beat` is called per version. */
   async batch(jobId: string, beat: () => void = () => {}): Promise<{ done: boolean; rewrapped: number }> {
     return this.em().transactional(async (tx) => {
-      const job = await loadJob(tx, jobId, true);
+      const job = await lockJob(tx, jobId);
       if (!job || job.status === 'completed' || job.status === 'failed' || !job.new_key_ref) return { done: true, rewrapped: 0 };
       if (await vaultDeleted(tx, job.vault_id)) {
         await this.shredDeletedVault(tx, job);
@@ -75,7 +75,7 @@ export class VaultKeyRewrap {
    */
   async finish(jobId: string): Promise<boolean> {
     return this.em().transactional(async (tx) => {
-      const job = await loadJob(tx, jobId, true);
+      const job = await lockJob(tx, jobId);
       if (!job || job.status === 'completed' || job.status === 'failed' || !job.new_key_ref) return true;
       if ((await versionsToRewrap(tx, job.vault_id, job.new_key_ref, 1)).length > 0) return false;
       for (const ref of job.old_key_refs) await this.kms.destroyVaultKey(ref);
