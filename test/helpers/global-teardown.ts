@@ -19,8 +19,21 @@ export default async function globalTeardown(globalConfig: GlobalConfig): Promis
   await stopGroup(g.__stack.child);
   await g.__stack.smtp.close();
   const dir = process.env.TEST_DATA_DIR;
+  if (dir) printStackErrors(`${dir}/stack.log`);
   if (dir && process.env.KEEP_TEST_DATA !== '1') fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
   if (uncovered.length > 0) {
     throw new Error(`No test checked a success answer of these operations against the 1Claw reference:\n  ${uncovered.join('\n  ')}`);
   }
+}
+
+/**
+ * The stack's last error-level lines, so a 500 seen by a test can be explained from the CI output
+ * alone (the data directory is deleted). Some tests cause errors on purpose; this is for reading.
+ */
+function printStackErrors(logFile: string): void {
+  if (!fs.existsSync(logFile)) return;
+  const errors = fs.readFileSync(logFile, 'utf8').split('\n').filter((l) => l.includes('"level":"error"'));
+  if (errors.length === 0) return;
+  const shown = errors.slice(-10).map((l) => (l.length > 1500 ? `${l.slice(0, 1500)}…` : l));
+  process.stderr.write(`\n--- the stack logged ${errors.length} error(s); the last ${shown.length} ---\n${shown.join('\n')}\n`);
 }
