@@ -17,6 +17,7 @@ import {
   UNIQUE_FIELDS, deleteChain, findChain, insertChain, listChains, unknownChainNames, updateChain,
   type ChainChanges, type ChainRow,
 } from './chain-repository.ts';
+import { effectiveRpcUrl } from './effective-rpc.ts';
 
 export type ChainDeps = {
   db: () => EntityManager;
@@ -138,8 +139,8 @@ export class ChainCommands {
   }
 
   private view(row: ChainRow): ChainView {
-    const pin = this.d.rpcOverrides.get(row.name);
-    return { ...row, rpc_url: pin ?? row.rpc_url, rpc_url_pinned: pin !== undefined };
+    const { url, pinned } = effectiveRpcUrl(row, this.d.rpcOverrides);
+    return { ...row, rpc_url: url, rpc_url_pinned: pinned };
   }
 
   /** 409 when `rpcUrl` would replace a pinned URL with another (undefined: not being set). */

@@ -49,7 +49,7 @@ export async function startEvmNode(opts: { chainId?: number; hardfork?: string }
   const provider = await (await context).createProvider(lib.L1_CHAIN_TYPE, {
     allowBlocksWithSameTimestamp: false,
     allowUnlimitedContractSize: false,
-    bailOnCallFailure: false,
+    bailOnCallFailure: true, // a reverting eth_call is a JSON-RPC error carrying the revert data, as geth answers
     bailOnTransactionFailure: false,
     chainId: BigInt(chainId),
     coinbase: Buffer.alloc(20),
