@@ -73,6 +73,12 @@ const EnvSchema = z.object({
   SHARE_ACCESS_MAIL_WINDOW_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
   // Per-deployment RPC endpoints: `name=url,name=url` pins those chains' rpc_url (on read, never stored).
   CHAIN_RPC_URLS: z.string().default('').transform((v, ctx) => parseChainRpcUrls(v, (message) => ctx.addIssue({ code: 'custom', message }))),
+  // The exchange aggregator behind `swap` steps (0x Swap API v2) and its key, sent as `0x-api-key`.
+  SWAP_API_URL: z.string().default('https://api.0x.org').refine(
+    (v) => /^https?:\/\//i.test(v) && URL.canParse(v),
+    { message: 'must be an http or https URL (e.g. https://api.0x.org)' },
+  ),
+  SWAP_API_KEY: z.string().optional(),
   // Comma-separated CIDRs the outbound client may reach although private (tests, local dev).
   OUTBOUND_ALLOW_CIDRS: z.string().default('').transform((v, ctx) => {
     const entries = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -118,6 +124,10 @@ export type Config = {
   shareAccessMailWindowSeconds: number;
   /** CHAIN_RPC_URLS: chain name → rpc_url pinned for this deployment (may hold provider keys). */
   chainRpcUrls: ReadonlyMap<string, string>;
+  /** Base URL of the 0x Swap API v2 that `swap` steps get quotes from. */
+  swapApiUrl: string;
+  /** SWAP_API_KEY, sent as `0x-api-key`; null when unset (never logged). */
+  swapApiKey: string | null;
 };
 
 export class ConfigError extends Error {}
@@ -168,6 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     automationRunTimeoutSeconds: e.AUTOMATION_RUN_TIMEOUT_SECONDS,
     shareAccessMailWindowSeconds: e.SHARE_ACCESS_MAIL_WINDOW_SECONDS,
     chainRpcUrls: e.CHAIN_RPC_URLS,
+    swapApiUrl: e.SWAP_API_URL.replace(/\/+$/, ''),
+    swapApiKey: e.SWAP_API_KEY ?? null,
   };
 }
 
