@@ -74,6 +74,6 @@ async function handle(def: RouteDef, ctx: AppContext, s: ApiServices): Promise<v
     onAudited: () => { ctx.state.audited = true; },
   };
   const result = await def.handler({ ctx, body, query, params, services: s, principal: ctx.state.principal!, action });
-  ctx.status = def.success.status;
-  if (def.success.status !== 204) ctx.body = result;
+  ctx.status = ctx.state.successStatus ?? def.success.status;
+  if (ctx.status !== 204) ctx.body = result;
 }

@@ -62,6 +62,7 @@ export function buildOpenApi(routes: RouteDef[], serverUrl: string, version: str
     const p = toOpenApiPath(def.path);
     tags.add(def.tag);
     const responses: Record<string, unknown> = { [String(def.success.status)]: successResponse(def) };
+    for (const alt of def.success.also ?? []) responses[String(alt.status)] = { ...successResponse(def), description: alt.description };
     for (const [code, description] of Object.entries(def.errors ?? {})) responses[code] = { description, content: problemContent };
     if (def.auth !== 'public') responses['401'] ??= { description: 'Missing, invalid, expired or revoked credentials', content: problemContent };
     if (def.body || def.query || def.params) responses['400'] ??= { description: 'Invalid input', content: problemContent };

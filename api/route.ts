@@ -21,6 +21,8 @@ export type RequestState = {
   routeLabel?: string;
   /** Set once a command recorded this request's own audit event (e.g. secret.read). */
   audited?: boolean;
+  /** A handler's choice among its route's success statuses (`success.also`), e.g. 200 for a replay. */
+  successStatus?: SuccessStatus;
 };
 
 export type AppContext = ParameterizedContext<RequestState>;
@@ -52,7 +54,7 @@ export type RouteDef<B = unknown, Q = unknown, P = unknown, S extends z.ZodType 
   /** A larger body limit than BODY_LIMIT_BYTES for this route (the Temporal codec endpoint's histories). */
   bodyLimitBytes?: number;
   /** The one success answer. Every status but 204 has a body described by a registered presenter schema. */
-  success: { status: SuccessStatus; description: string; schema?: S };
+  success: { status: SuccessStatus; description: string; schema?: S; also?: { status: SuccessStatus; description: string }[] };
   /** Problem statuses this route answers with besides the generic ones, with a short reason. */
   errors?: Record<number, string>;
   handler: (input: HandlerInput<B, Q, P>) => Promise<SuccessBody<S>>;

@@ -39,6 +39,8 @@ import type { ChainCommands } from '../domain/chains/chain-commands.ts';
 import type { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 import type { SigningKeyCommands } from '../domain/signing-keys/signing-key-commands.ts';
 import type { SignCommands } from '../domain/intents/sign-commands.ts';
+import type { TransactionCommands } from '../domain/transactions/transaction-commands.ts';
+import type { SimulationCommands } from '../domain/transactions/simulation-commands.ts';
 
 export type ApiServices = {
   config: Config;
@@ -106,5 +108,7 @@ export type ApiServices = {
   signingKeys: SigningKeyCommands;
   /** POST /v1/agents/{id}/sign: the agent's key signs messages, typed data, digests and transactions (sign only). */
   intents: SignCommands;
+  transactions: TransactionCommands;
+  simulations: SimulationCommands;
 
 };

@@ -59,8 +59,7 @@ import { AutomationCommands } from '../domain/automations/automation-commands.ts
 import { ChainCommands } from '../domain/chains/chain-commands.ts';
 import { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 import { SigningKeyCommands } from '../domain/signing-keys/signing-key-commands.ts';
-import { SignCommands } from '../domain/intents/sign-commands.ts';
-import { AgentSigner } from '../domain/signing-keys/signer.ts';
+import { intentServices, type IntentServices } from './intent-services.ts';
 
 export type ApiWiring = {
   config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client;
@@ -126,7 +125,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     // Export re-confirms the password like DELETE /v1/auth/me: the throttle keeps its counts in the
     // database (shared with the account area's instance, which prunes them).
     signingKeys: new SigningKeyCommands({ db, kms: core.kms, audit: actionAudit, log, confirm: { throttle: new AttemptThrottle(), passwords: new PasswordCheck() } }),
-    intents: new SignCommands({ db, signer: new AgentSigner({ db, kms: core.kms }), audit: actionAudit }),
+    ...pickIntents(intentServices({ db, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls })),
     temporalCodec: new TemporalCodecCommands({
       db, operators: platformOperators, codec: new EncryptionCodec(core.temporalCodecKey), links: new CodecLinks(core.temporalCodecLinkKey),
       audit: actionAudit, namespace: config.temporalNamespace, publicUrl: config.publicUrl,
@@ -139,6 +138,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   };
 }
 
+
+const pickIntents = ({ intents, transactions, simulations }: IntentServices) => ({ intents, transactions, simulations });
 
 /** Accounts and personal credentials: one password throttle and one password check shared by all. */
 function accountAreas(d: {

@@ -30,13 +30,19 @@ import { createShareActivities } from '../activities/shares.ts';
 import { KEY_ROTATION_TASK_QUEUE, KeyRotationClient } from '../domain/key-rotation/client.ts';
 import { openJobsOlderThan } from '../domain/key-rotation/job-repository.ts';
 import { createKeyRotationActivities } from '../activities/key-rotation.ts';
+import type { ChainRpc } from '../domain/chains/chain-rpc.ts';
+import { TRANSACTIONS_TASK_QUEUE, TransactionsClient } from '../domain/transactions/client.ts';
+import { Broadcaster } from '../domain/transactions/broadcaster.ts';
+import { endTransactionWithoutEffect } from '../domain/transactions/transaction-ending.ts';
+import { openTransactionsOlderThan } from '../domain/transactions/transaction-repository.ts';
+import { createTransactionActivities } from '../activities/transactions.ts';
 
 /** What the worker process hands every area. */
 export type WorkerDeps = {
   em: () => EntityManager; kms: Kms; mailKey: KeyObject; transport: MailTransport; temporal: Client; log: Logger;
   webhookKey: KeyObject; outbound: OutboundClient; webhooks: WebhooksClient;
   automations: AutomationsClient; schedules: AutomationSchedules; automationSteps: StepRunner; runTimeoutSeconds: number;
-  shareAccessMailWindowSeconds: number;
+  shareAccessMailWindowSeconds: number; chainRpc: ChainRpc;
 };
 
 /** A run still `running` this long after its start cannot have a workflow (its time-out ended it). */
@@ -122,6 +128,19 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
       const client = new KeyRotationClient(d.temporal, d.log);
       for (const j of await openJobsOlderThan(d.em(), olderThan)) {
         await (j.kind === 'cmek' ? client.startCmekRotation(j.id) : client.startVaultKeyRotation(j.id));
+      }
+    },
+  },
+  {
+    taskQueue: TRANSACTIONS_TASK_QUEUE,
+    activities: (d) => createTransactionActivities({ broadcaster: new Broadcaster(d.em, d.chainRpc) }),
+    // A request interrupted before signing leaves a pending row: it ends, its reservation given
+    // back. A signed one whose workflow could not be started gets it now (a no-op if running).
+    async redrive(d, olderThan) {
+      const client = new TransactionsClient(d.temporal, d.log);
+      for (const t of await openTransactionsOlderThan(d.em(), olderThan)) {
+        if (t.status === 'pending') await endTransactionWithoutEffect(d.em(), t.id, ['pending'], 'Not signed: the request was interrupted before signing');
+        else await client.startBroadcast({ id: t.id, orgId: t.org_id, agentId: t.agent_id });
       }
     },
   },

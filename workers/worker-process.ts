@@ -19,6 +19,9 @@ import { TEMPORAL_AREAS, type WorkerDeps } from './temporal-registry.ts';
 import { AutomationsClient } from '../domain/automations/client.ts';
 import { AutomationSchedules } from '../domain/automations/schedules.ts';
 import { AutomationEventSubscriber } from '../domain/automations/event-subscriber.ts';
+import { intentServices } from './intent-services.ts';
+import { IntentSteps } from '../domain/automations/intent-steps.ts';
+import { ZeroExQuoteProvider } from '../domain/swaps/zero-ex-quote-provider.ts';
 import { StepRunner } from '../domain/automations/step-runner.ts';
 import { MemoryStore } from '../domain/memory/memory-store.ts';
 import { Mailer } from '../domain/mail/mailer.ts';
@@ -70,8 +73,14 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   // Runs this process starts (event triggers, the sweeper) start eagerly on its own workers.
   const automations = new AutomationsClient(temporal, new Client({ connection, namespace: config.temporalNamespace, dataConverter }));
   const schedules = new AutomationSchedules(em, temporal, log);
+  // Steps that sign and submit act through the same Intents API commands as the api.
+  const intents = intentServices({ db: em, kms: core.kms, audit, temporal, log, rpcOverrides: config.chainRpcUrls });
   const automationSteps = new StepRunner({
     db: em, outbound, memory: new MemoryStore(em),
+    intents: new IntentSteps({
+      db: em, transactions: intents.transactions, simulations: intents.simulations, rpc: intents.chainRpc,
+      swaps: new ZeroExQuoteProvider({ baseUrl: config.swapApiUrl, apiKey: config.swapApiKey, outbound }),
+    }),
     secrets: secretCommands({ db: em, hot, kms: core.kms, audit }),
     mailer: new Mailer(new MailClient(temporal, log), core.mailKey),
   });
@@ -80,7 +89,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
     transport: createMailTransport(config.smtpUrl, config.mailFrom, log),
     webhookKey: core.webhookKey, webhooks, outbound,
     automations, schedules, automationSteps, runTimeoutSeconds: config.automationRunTimeoutSeconds,
-    shareAccessMailWindowSeconds: config.shareAccessMailWindowSeconds,
+    shareAccessMailWindowSeconds: config.shareAccessMailWindowSeconds, chainRpc: intents.chainRpc,
   };
   const code = await workflowCodeOptions();
   const workers = await Promise.all(TEMPORAL_AREAS.map((area) => Worker.create({

@@ -8,3 +8,4 @@ export { automationScheduleTickWorkflow } from './automations/schedule-tick.ts';
 export { shareAccessDigestWorkflow } from './shares/share-access-digest.ts';
 export { vaultKeyRotationWorkflow } from './key-rotation/vault-key-rotation.ts';
 export { cmekRotationWorkflow } from './key-rotation/cmek-rotation.ts';
+export { transactionBroadcastWorkflow } from './transactions/transaction-broadcast.ts';

@@ -30,12 +30,13 @@ import { cmekRoutes } from './vaults/cmek.ts';
 import { billingTierRoutes } from './admin/billing-tier.ts';
 import { signingKeyRoutes } from './agents/signing-keys.ts';
 import { signRoutes } from './agents/sign.ts';
+import { transactionRoutes } from './agents/transactions.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
-    ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes,
+    ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes, ...transactionRoutes,
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...automationRoutes,

@@ -17,6 +17,7 @@ import { STEP_FAILED } from './engine/run-io.ts';
 import { checkStepParams, StepParamError } from './spec/step-params.ts';
 import { stepActionContext } from './step-context.ts';
 import { Problem } from '../errors.ts';
+import { IntentStepError, type IntentSteps } from './intent-steps.ts';
 import type { Charset } from '../secrets/secret-generator.ts';
 
 /** The start of a response body kept as the step's output; longer answers are cut there. */
@@ -28,6 +29,8 @@ const NOTIFY_TIMEOUT_MS = 10_000;
 
 export type StepRunnerDeps = {
   db: () => EntityManager;
+  /** submit_transaction and swap (intent-steps.ts). */
+  intents: IntentSteps;
   outbound: OutboundClient;
   secrets: SecretCommands;
   memory: MemoryStore;
@@ -58,6 +61,7 @@ export class StepRunner {
     } catch (e) {
       // A refusal of the domain (policy 403, 404, 410, 413 …) is the step's failure, not an outage.
       if (e instanceof Problem) throw stepFailed(`${e.status} ${e.detail}`);
+      if (e instanceof IntentStepError) throw stepFailed(e.message);
       throw e;
     }
   }
@@ -94,6 +98,10 @@ export class StepRunner {
         const results = await this.d.memory.search(actor.agentId, str(p.namespace), str(p.query), Number(p.top_k));
         return { results, count: results.length };
       }
+      case 'submit_transaction':
+        return this.d.intents.submitTransaction(await stepActionContext(this.d.db(), actor, type), p);
+      case 'swap':
+        return this.d.intents.swap(await stepActionContext(this.d.db(), actor, type), p);
       default:
         throw stepFailed(`a ${type} step does not run as an activity`);
     }

@@ -55,7 +55,7 @@ export const EMITTED_EVENTS = [
   'share.created', 'share.accessed', 'share.revoked',
   'vault.key_rotated', 'vault.cmek_rotated',
   'signing_key.rotated',
-  'agent.transaction.signed',
+  'agent.transaction.signed', 'agent.transaction.broadcast',
 ] as const;
 
 export type DomainEvent = (typeof EMITTED_EVENTS)[number];

@@ -2,12 +2,7 @@
 // an EIP-191 message, EIP-712 typed data, a raw digest or an EVM transaction (types 0 to 4) with
 // its own signing key, without ever seeing the key. Sign only: nothing is broadcast and nothing is
 // looked up on a chain (submitting transactions is POST …/transactions).
-// Who may sign (spec §4.9 and reference §21: "the agent, or its human"):
-//   - the agent itself, with a token carrying the `intents_api_enabled` claim, while the agent's
-//     intents_api_enabled is on; another agent of the organization gets 403;
-//   - an owner or admin of the agent's organization (the humans who provision and rotate its
-//     keys), also only while the agent's intents_api_enabled is on; members get 403;
-//   - another organization's agent is a 404.
+// Who may sign: the agent itself or an owner or admin, while its Intents API is on (intents-access.ts).
 // Per intent, the agent's switches (set by humans, PATCH /v1/agents/{id}): personal_sign needs
 // message_signing_enabled (on by default), eip712_digest needs raw_signing_enabled (off by
 // default: blind signing). EIP-712 typed data is signed for every domain: the reference's
@@ -18,17 +13,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
-import type { Principal } from '../auth/principal.ts';
 import type { AgentSigner } from '../signing-keys/signer.ts';
 import { callerOf, subjectOf } from '../auth/principal.ts';
-import { requireManager } from '../org/roles.ts';
 import { loadAgent, type AgentRow } from '../agents/agent-repository.ts';
 import { emitEvent } from '../events/outbox.ts';
-import { forbidden, invalidField } from '../errors.ts';
-import { classifyChain } from '../signing-keys/signing-chains.ts';
-import { handlePath } from '../signing-keys/key-handles.ts';
-import { parseChainIdentifier } from '../chains/chain-fields.ts';
-import { findChain } from '../chains/chain-repository.ts';
+import { forbidden } from '../errors.ts';
+import { HOW_TO_ENABLE, authorizeIntents, resolveEvmChain } from './intents-access.ts';
+import { checkSigningKeyPath } from '../transactions/sender.ts';
 import { digestBytes, prepareIntent, signedIntent, type PreparedIntent, type SignIntentInput, type SignedIntent } from './sign-intents.ts';
 
 export type SignDeps = { db: () => EntityManager; signer: AgentSigner; audit: ActionAudit };
@@ -36,10 +27,7 @@ export type SignDeps = { db: () => EntityManager; signer: AgentSigner; audit: Ac
 /** The answer: the signed facts, the chain's name and the signer's address. */
 export type SignResult = SignedIntent & { chain: string; chainId: number; from: string };
 
-/** An enabled EVM chain of the chains table, by name or chain_id. */
-export type EvmChain = { name: string; chainId: number };
 
-const HOW_TO_ENABLE = 'an owner or admin turns it on with PATCH /v1/agents/{agent_id}';
 
 export class SignCommands {
   private readonly d: SignDeps;
@@ -52,11 +40,9 @@ export class SignCommands {
     const principal = callerOf(ctx);
     const em = this.d.db();
     const agent = await loadAgent(em, principal.orgId, agentId);
-    await authorize(em, principal, agent);
+    await authorizeIntents(em, principal, agent);
     allowIntent(agent, input);
-    if (input.signing_key_path !== undefined && input.signing_key_path !== handlePath(agent.id, 'ethereum')) {
-      throw invalidField('signing_key_path', `only the agent's own provisioned signing key signs here (${handlePath(agent.id, 'ethereum')}); omit the field to use it`);
-    }
+    checkSigningKeyPath(agent.id, input.signing_key_path);
     const chain = await resolveEvmChain(em, input.chain);
     const prepared = prepareIntent(input, chain.chainId);
     const sig = await this.d.signer.signDigest(principal.orgId, agent.id, chain.chainId, digestBytes(prepared.digest));
@@ -73,20 +59,6 @@ export class SignCommands {
   }
 }
 
-/** The agent itself (with the claim) or an owner or admin, and the agent's Intents API on. */
-async function authorize(em: EntityManager, principal: Principal, agent: AgentRow): Promise<void> {
-  if (principal.type === 'agent') {
-    if (principal.id !== agent.id) throw forbidden('An agent can sign only with its own keys');
-    if (principal.intentsApiEnabled !== true) {
-      throw forbidden(`intents_api_enabled: this token does not carry the intents_api_enabled claim; ${agent.intents_api_enabled
-        ? 'exchange the agent key for a new token (POST /v1/auth/agent-token)' : `the agent's Intents API is off (${HOW_TO_ENABLE})`}`);
-    }
-  } else {
-    await requireManager(em, principal);
-  }
-  if (!agent.intents_api_enabled) throw forbidden(`intents_api_enabled: the agent's Intents API is off (${HOW_TO_ENABLE})`);
-}
-
 /** The agent's per-intent switches. */
 function allowIntent(agent: AgentRow, input: SignIntentInput): void {
   if (input.intent_type === 'personal_sign' && !agent.message_signing_enabled) {
@@ -95,19 +67,6 @@ function allowIntent(agent: AgentRow, input: SignIntentInput): void {
   if (input.intent_type === 'eip712_digest' && !agent.raw_signing_enabled) {
     throw forbidden(`raw_signing_enabled: signing a raw digest (eip712_digest) is blind signing and is off for this agent (${HOW_TO_ENABLE})`);
   }
-}
-
-/**
- * The enabled EVM chain `raw` names (its name, or its chain_id as a number, decimal or 0x-hex
- * text), or a 400 naming `chain`: unknown, disabled, or one of the spec's later chains.
- */
-export async function resolveEvmChain(em: EntityManager, raw: string | number): Promise<EvmChain> {
-  const verdict = classifyChain(raw);
-  if (verdict && !verdict.ok) throw invalidField('chain', verdict.message);
-  const key = parseChainIdentifier(String(raw));
-  const row = key ? await findChain(em, key) : null;
-  if (!row?.is_enabled) throw invalidField('chain', 'must be an EVM chain this service knows, by name or chain_id (see GET /v1/chains)');
-  return { name: row.name, chainId: row.chain_id };
 }
 
 /** What the audit log keeps of a signature: the intent, the chain, the hashes and the signer. */

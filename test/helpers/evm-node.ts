@@ -42,7 +42,7 @@ function shared(): Shared {
 type RpcRequest = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
 type RpcResponse = { jsonrpc: '2.0'; id: unknown; result?: unknown; error?: unknown };
 
-export async function startEvmNode(opts: { chainId?: number; hardfork?: string } = {}): Promise<EvmNode> {
+export async function startEvmNode(opts: { chainId?: number; hardfork?: string; port?: number } = {}): Promise<EvmNode> {
   const chainId = opts.chainId ?? 31337;
   const { edr: lib, context } = shared();
   const hardfork = opts.hardfork ?? lib.l1HardforkToString(lib.l1HardforkLatest());
@@ -117,10 +117,10 @@ export async function startEvmNode(opts: { chainId?: number; hardfork?: string }
       });
     });
   });
-  // Port 0: the kernel picks a free port at bind time (no window for another process to take it).
+  // Port 0 (tests): the kernel picks a free port at bind time (no window for another process to take it).
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
 
   return {

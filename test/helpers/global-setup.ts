@@ -4,6 +4,8 @@ import path from 'node:path';
 import { startFakeSmtp } from './fake-smtp.ts';
 import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor, type StackInfo } from './stack.ts';
 import { createSoftHsmToken } from './softhsm.ts';
+import { shareSwapAggregator, SWAP_API_KEY } from './shared-swap-aggregator.ts';
+import { startFakeSwapAggregator } from './fake-swap-aggregator.ts';
 
 /** TEST_KMS_BACKEND=pkcs11 runs the stack with a fresh SoftHSM2 token instead of the local key backend. */
 function kmsEnv(dataDir: string): Record<string, string> {
@@ -20,6 +22,9 @@ export default async function globalSetup(): Promise<void> {
   const readyFile = path.join(dataDir, 'ready.json');
   const logFile = path.join(dataDir, 'stack.log');
   const smtp = await startFakeSmtp(mailbox);
+  // The exchange aggregator the swap steps quote from (test/integration/transaction-steps.test.ts).
+  const swaps = await startFakeSwapAggregator({ apiKey: SWAP_API_KEY });
+  shareSwapAggregator(swaps);
   const child = spawnEntry('workers/dev.ts', {
     DATA_DIR: dataDir,
     PORT: String(await freePort()),
@@ -36,13 +41,16 @@ export default async function globalSetup(): Promise<void> {
     // test/integration/temporal-codec.test.ts signs this address up as the platform operator.
     // test/integration/chains.test.ts signs up chains-operator@ops.test, so the two files never race for one account.
     // test/integration/billing-tier.test.ts signs up billing-operator@ops.test.
-    PLATFORM_ADMIN_EMAILS: 'operator@ops.test,chains-operator@ops.test,billing-operator@ops.test',
+    // Each test file that points a chain at its own EVM node signs up its own operator (intents-*@ops.test).
+    PLATFORM_ADMIN_EMAILS: 'operator@ops.test,chains-operator@ops.test,billing-operator@ops.test,intents-operator@ops.test,intents-steps-operator@ops.test',
+    SWAP_API_URL: swaps.url,
+    SWAP_API_KEY,
     // test/integration/chains.test.ts creates this chain: its rpc_url comes from here and is never shown publicly.
     CHAIN_RPC_URLS: 'pinned-testnet=https://pinned.example.test/v2/pinned-key-0123456789abcdef',
     ...kmsEnv(dataDir),
   }, logFile);
   const g = globalThis as { __stack?: unknown };
-  g.__stack = { child, smtp };
+  g.__stack = { child, smtp, swaps };
   try {
     const info = await waitFor<StackInfo>('test stack', 300_000, () => (fs.existsSync(readyFile) && fs.statSync(readyFile).size > 0
       ? JSON.parse(fs.readFileSync(readyFile, 'utf8')) as StackInfo : undefined), () => child.exitCode !== null);
@@ -54,6 +62,7 @@ export default async function globalSetup(): Promise<void> {
   } catch (e) {
     await stopGroup(child);
     await smtp.close();
+    await swaps.stop();
     const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-4000) : '';
     throw new Error(`${(e as Error).message}\n--- stack log ---\n${tail}`);
   }

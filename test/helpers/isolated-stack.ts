@@ -1,6 +1,7 @@
 // An api and a worker in processes of their own, against a fresh database on the shared PostgreSQL
 // and a fresh namespace on the shared Temporal server, so the test stack's own worker never picks
 // up their work: for tests that kill a worker with SIGKILL and start another.
+import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
@@ -75,5 +76,7 @@ export class IsolatedStack {
     await this.pool?.end();
     await db().query(`DROP DATABASE IF EXISTS ${this.database} WITH (FORCE)`).catch(() => undefined);
     await this.temporal?.connection.close();
+    // Its root key is in there: nothing of a test stack stays behind unless asked for.
+    if (this.dataDir && process.env.KEEP_TEST_DATA !== '1') fs.rmSync(this.dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 }

@@ -45,18 +45,33 @@ describe('step types and aliases', () => {
     ['memory_search', { query: 'q' }, 'memory_search'],
     ['approval_request', { summary: 'pay 5 USD' }, 'approval_request'],
     ['condition', { expression: 'a == a', if_true: [{ type: 'log', message: 'x' }] }, 'condition'],
+    ['submit_transaction', { chain: 'base', to: `0x${'ab'.repeat(20)}`, value: '0.1' }, 'submit_transaction'],
+    ['sign_intent', { chain: 'base', to: `0x${'ab'.repeat(20)}`, value: '0x10', sign_only: true }, 'submit_transaction'],
+    ['swap', { chain: 'base', token_in: 'ETH', token_out: `0x${'cd'.repeat(20)}`, sell_amount: '0.5' }, 'swap'],
   ])('%s → %s', (spelled, fields, canonical) => {
     expect(one({ type: spelled, ...fields }).type).toBe(canonical);
     expect(one({ action: spelled, ...fields }).type).toBe(canonical);
   });
 
   test.each([
-    ['execute_binding', 'execute_intent'], ['sign_intent', 'submit_transaction'],
-    ['swap', 'swap'], ['submit_transaction', 'submit_transaction'], ['execute_intent', 'execute_intent'],
+    ['execute_binding', 'execute_intent'], ['execute_intent', 'execute_intent'],
   ])('%s is refused as not available yet', (spelled, canonical) => {
     const r = refusal([{ action: spelled, params: {} }]);
     expect(r.field).toBe('workflow_spec.steps[0].action');
     expect(r.message).toContain(`"${canonical}" is not available yet in this release`);
+  });
+
+  test('submit_transaction and swap: their parameters are checked, templates allowed', () => {
+    const to = `0x${'ab'.repeat(20)}`;
+    expect(refusal([{ type: 'submit_transaction', chain: 'base', value: '1' }]).field).toBe('workflow_spec.steps[0].to');
+    expect(refusal([{ type: 'submit_transaction', chain: 'base', to: '0x12', value: '1' }]).field).toBe('workflow_spec.steps[0].to');
+    expect(refusal([{ type: 'submit_transaction', chain: 'base', to, value: '-1' }]).field).toBe('workflow_spec.steps[0].value');
+    expect(refusal([{ type: 'sign_intent', chain: 'base', to, value: '1', token_mint: 'So1111' }]).field).toBe('workflow_spec.steps[0].token_mint');
+    expect(one({ type: 'submit_transaction', chain: 'base', to: '{{input.to}}', value: '{{steps.0.amount}}' }).params)
+      .toEqual({ chain: 'base', to: '{{input.to}}', value: '{{steps.0.amount}}', sign_only: false, dry_run: false, simulate_first: false });
+    expect(refusal([{ type: 'swap', chain: 'base', token_in: 'ETH', token_out: to }]).field).toBe('workflow_spec.steps[0].sell_amount');
+    expect(refusal([{ type: 'swap', chain: 'base', token_in: 'ETH', token_out: to, sell_amount: '1', amount_usd: '5' }]).field).toBe('workflow_spec.steps[0].sell_amount');
+    expect(refusal([{ type: 'swap', chain: 'base', token_in: 'ETH', token_out: to, sell_amount: '1', slippage_bps: 10001 }]).field).toBe('workflow_spec.steps[0].slippage_bps');
   });
 
   test('ai_generate: params checked first, then refused as later', () => {

@@ -53,7 +53,7 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
   });
   const STEP_PROXY: Record<StepType, typeof io> = {
     log: io, wait: io, condition: io, approval_request: io,
-    http: once, notify: once, put_secret: once, rotate_generate: once, memory_put: once,
+    http: once, notify: once, put_secret: once, rotate_generate: once, memory_put: once, submit_transaction: once, swap: once,
     get_secret: reads, memory_get: reads, memory_search: reads,
   };
 

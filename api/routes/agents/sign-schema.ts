@@ -6,38 +6,14 @@
 // counts as not sent. The reference's non-EVM fields (destination_tag, memo, xrpl_tx_json …),
 // approval_id and raw_transaction are not read: unknown fields are dropped.
 import { z } from 'zod';
-import { getAddress, isAddress, parseEther, type Address, type Hex } from 'viem';
+import type { Address, Hex } from 'viem';
+import { MAX_UINT256, MAX_UINT64, address, chain, hexBytes, nonce, opt, quantity, value, wei } from './evm-fields.ts';
 import { idParam } from '../../input/fields.ts';
 import { INTENT_TYPES, type SignIntentInput } from '../../../domain/intents/sign-intents.ts';
 
-const MAX_UINT256 = (1n << 256n) - 1n;
-const MAX_UINT64 = (1n << 64n) - 1n;
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
-const address = z.string().trim().refine((v) => isAddress(v), { message: 'must be a 20-byte 0x-hex address (with a valid EIP-55 checksum when mixed-case)' })
-  .transform((v) => getAddress(v));
-const hexBytes = z.string().regex(/^0x([0-9a-fA-F]{2})*$/, { message: 'must be 0x-prefixed hex bytes' }).transform((v) => v.toLowerCase() as Hex);
 const bytes32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, { message: 'must be a 0x-prefixed 32-byte hex value' }).transform((v) => v.toLowerCase() as Hex);
-
-/** A non-negative integer quantity up to `max`: a JSON integer, or decimal or 0x-hex text. */
-const quantity = (max: bigint, what: string) => z.union([
-  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-  z.string().trim().regex(/^(0x[0-9a-fA-F]{1,64}|[0-9]{1,78})$/),
-], { message: `must be ${what}: a non-negative integer, as a JSON number or decimal or 0x-hex text` })
-  .transform((v) => BigInt(v))
-  .refine((v) => v <= max, { message: `must be at most ${max}` });
-const wei = quantity(MAX_UINT256, 'an amount in wei');
-
-/** ETH as decimal text ("0.5"), or wei as 0x-hex text. */
-const value = z.string().trim().regex(/^((0|[1-9][0-9]{0,59})(\.[0-9]{1,18})?|0x[0-9a-fA-F]{1,64})$/, {
-  message: 'must be a decimal amount in ETH (e.g. "0.5") or 0x-hex wei',
-}).transform((v) => (v.startsWith('0x') ? BigInt(v) : parseEther(v)))
-  .refine((v) => v <= MAX_UINT256, { message: 'must be at most 2^256 - 1 wei' });
-
-const chain = z.union([
-  z.string().trim().min(1).max(100),
-  z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
-], { message: 'must be a chain name such as ethereum or base, or a chain_id' });
 
 /** An EIP-2930 access list entry; `storageKeys` (viem's spelling) is accepted too. */
 const accessListEntry = z.object({
@@ -78,13 +54,6 @@ const authorization = z.object({
   return { address: delegate as Address, chainId, nonce: a.nonce, r: hex32(a.r), s: hex32(a.s), yParity };
 });
 
-/** An optional field; null counts as not sent (clients serialize unset optional fields as null). */
-const opt = <S extends z.ZodType>(s: S) => s.nullish().transform((v) => v ?? undefined);
-
-const nonce = z.union([
-  z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
-  z.string().trim().regex(/^[0-9]{1,16}$/).transform(Number).pipe(z.number().max(Number.MAX_SAFE_INTEGER)),
-], { message: 'must be a non-negative integer' });
 const blobHash = bytes32.refine((h) => h.startsWith('0x01'), { message: 'must be a version-1 (KZG) blob hash starting 0x01' });
 
 export const signIntentBody = z.object({

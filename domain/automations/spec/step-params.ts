@@ -109,6 +109,13 @@ const summary = z.unknown().superRefine((v, ctx) => {
   }
 });
 
+const bool = z.boolean({ error: 'must be true or false' });
+const chainText = text(100, 1);
+const evmAddress = text(42, 42).regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 20-byte 0x-hex address');
+/** An amount in the native unit ("0.5") or 0x-hex wei. */
+const nativeAmount = text(100, 1).regex(/^((0|[1-9][0-9]{0,59})(\.[0-9]{1,18})?|0x[0-9a-fA-F]{1,64})$/, 'must be a decimal amount (e.g. "0.5") or 0x-hex wei');
+const decimalAmount = text(100, 1).regex(/^(0|[1-9][0-9]{0,59})(\.[0-9]{1,36})?$/, 'must be a decimal amount, e.g. "0.5"');
+
 const NOTIFY_CHANNELS = ['webhook', 'email', 'slack', 'discord'] as const;
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 const MEMORY_TIERS = ['scratch', 'durable', 'semantic'] as const;
@@ -196,6 +203,41 @@ const RULES: Record<string, Rule> = {
       reason: f(text(2000), 'text'),
       risk_tier: f(num({ int: true, min: 1, max: 3 }), 'number', { default: 1 }),
       expires_in_secs: f(num({ int: true, min: 60, max: 604_800 }), 'number', { default: 86_400 }),
+    },
+  },
+  submit_transaction: {
+    fields: {
+      chain: f(chainText, 'text', req),
+      to: f(evmAddress, 'text', req),
+      value: f(nativeAmount, 'text', req),
+      data: f(text(256 * 1024).regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes'), 'text'),
+      gas_limit: f(num({ int: true, min: 21_000, max: 30_000_000 }), 'number'),
+      token_mint: f(z.unknown(), 'json'),
+      sign_only: f(bool, 'boolean', { default: false }),
+      dry_run: f(bool, 'boolean', { default: false }),
+      simulate_first: f(bool, 'boolean', { default: false }),
+    },
+    check: (p) => {
+      if (p.token_mint !== undefined && p.token_mint !== null) {
+        throw new StepParamError('token_mint', 'names a Solana or Tron token; on an EVM chain send the token contract as `to` and its transfer calldata as `data`');
+      }
+    },
+  },
+  swap: {
+    fields: {
+      chain: f(chainText, 'text', req),
+      token_in: f(text(100, 1), 'text', req),
+      token_out: f(text(100, 1), 'text', req),
+      sell_amount: f(decimalAmount, 'text'),
+      amount_usd: f(decimalAmount, 'text'),
+      slippage_bps: f(num({ int: true, min: 0, max: 10_000 }), 'number'),
+      dry_run: f(bool, 'boolean', { default: false }),
+      simulate_first: f(bool, 'boolean', { default: true }),
+    },
+    check: (p) => {
+      if ((p.sell_amount === undefined) === (p.amount_usd === undefined)) {
+        throw new StepParamError('sell_amount', 'give exactly one of sell_amount (in token_in units) and amount_usd');
+      }
     },
   },
   ai_generate: {

@@ -1,0 +1,96 @@
+// The Intents API's transaction routes (spec §4.9; reference submitTransaction, signTransaction,
+// listTransactions, getTransaction, simulateTransaction, simulateBundle). The agent itself (token
+// with the intents_api_enabled claim) or an owner or admin of its organization, while the agent's
+// Intents API is on; the rules are the domain's (domain/transactions/).
+import { route, type AppContext } from '../../route.ts';
+import { badRequest } from '../../../domain/errors.ts';
+import { MAX_IDEMPOTENCY_KEY } from '../../../domain/transactions/transaction-commands.ts';
+import {
+  SignedTransactionSchema, SimulationBundleSchema, SimulationSchema, TransactionListSchema, TransactionSchema,
+  presentSignedTransaction, presentSimulation, presentTransaction,
+} from '../../presenters/transactions.ts';
+import {
+  agentParams, getTransactionQuery, listTransactionsQuery, simulateBody, simulateBundleBody, submitTransactionBody, transactionParams,
+} from './transaction-schema.ts';
+
+const idempotencyKeyOf = (ctx: AppContext): string | null => {
+  const key = ctx.get('idempotency-key');
+  if (!key) return null;
+  if (key.length > MAX_IDEMPOTENCY_KEY) throw badRequest(`Idempotency-Key: must be at most ${MAX_IDEMPOTENCY_KEY} characters`);
+  return key;
+};
+
+const WHO = "No intents_api_enabled claim or the agent's Intents API is off; another agent; a member";
+
+export const transactionRoutes = [
+  route({
+    method: 'POST', path: '/v1/agents/:agent_id/transactions', tag: 'Transactions', auth: 'principal',
+    summary: "Sign a transaction with the agent's key and broadcast it; Idempotency-Key replays within 24 hours",
+    params: agentParams, body: submitTransactionBody,
+    success: {
+      status: 201, description: 'Signed; its broadcast runs in the background (follow it with GET). A repeated Idempotency-Key answers 200 with the stored transaction',
+      schema: TransactionSchema, also: [{ status: 200, description: 'The transaction an earlier request with this Idempotency-Key created' }],
+    },
+    errors: {
+      403: `${WHO}; a guardrail refused (named in the detail and in \`guardrail\`)`,
+      404: 'Agent not found, or the agent has no active signing key',
+      409: 'A request with this Idempotency-Key is still being signed',
+      422: 'simulate_first: the simulation reverted (revert_reason) — nothing signed; or the Idempotency-Key was used for a different transaction',
+      503: "The chain's node cannot be reached, or the chain has no rpc_url",
+    },
+    handler: async ({ ctx, params, body, action, services: s }) => {
+      const r = await s.transactions.submit(action, params.agent_id, body, idempotencyKeyOf(ctx), 'submit');
+      if (r.replayed) ctx.state.successStatus = 200;
+      return presentTransaction(r.tx, true);
+    },
+  }),
+  route({
+    method: 'POST', path: '/v1/agents/:agent_id/transactions/sign', tag: 'Transactions', auth: 'principal',
+    summary: "Sign a transaction with the agent's key without broadcasting it (status sign_only); the guardrails apply and it counts towards the day's limits",
+    params: agentParams, body: submitTransactionBody,
+    success: { status: 200, description: 'The signed transaction, for the caller to send', schema: SignedTransactionSchema },
+    errors: {
+      403: `${WHO}; a guardrail refused`, 404: 'Agent not found, or the agent has no active signing key',
+      409: 'A request with this Idempotency-Key is still being signed', 422: 'simulate_first: the simulation reverted; or the Idempotency-Key was reused',
+      503: "The chain's node cannot be reached (to fill in the nonce, gas or fees)",
+    },
+    handler: async ({ ctx, params, body, action, services: s }) =>
+      presentSignedTransaction((await s.transactions.submit(action, params.agent_id, body, idempotencyKeyOf(ctx), 'sign_only')).tx),
+  }),
+  route({
+    method: 'GET', path: '/v1/agents/:agent_id/transactions', tag: 'Transactions', auth: 'principal',
+    summary: "The agent's transactions, newest first (signed_tx only with include_signed_tx=true)",
+    params: agentParams, query: listTransactionsQuery,
+    success: { status: 200, description: 'The transactions', schema: TransactionListSchema },
+    errors: { 403: WHO, 404: 'Agent not found' },
+    handler: async ({ params, query, action, services: s }) => ({
+      transactions: (await s.transactions.list(action, params.agent_id, query.limit)).map((t) => presentTransaction(t, query.include_signed_tx)),
+    }),
+  }),
+  route({
+    method: 'GET', path: '/v1/agents/:agent_id/transactions/:tx_id', tag: 'Transactions', auth: 'principal',
+    summary: 'One transaction and where it is: pending, signed, broadcast, confirmed or failed (signed_tx only with include_signed_tx=true)',
+    params: transactionParams, query: getTransactionQuery,
+    success: { status: 200, description: 'The transaction', schema: TransactionSchema },
+    errors: { 403: WHO, 404: 'Agent or transaction not found' },
+    handler: async ({ params, query, action, services: s }) =>
+      presentTransaction(await s.transactions.get(action, params.agent_id, params.tx_id), query.include_signed_tx),
+  }),
+  route({
+    method: 'POST', path: '/v1/agents/:agent_id/transactions/simulate', tag: 'Transactions', auth: 'principal',
+    summary: "Run a transaction against the chain as the agent's address, without signing: gas, balance changes, revert reason",
+    params: agentParams, body: simulateBody,
+    success: { status: 200, description: 'The simulation (status success, reverted or error)', schema: SimulationSchema },
+    errors: { 403: WHO, 404: 'Agent not found, or the agent has no active signing key', 503: "The chain's node cannot be reached" },
+    handler: async ({ params, body, action, services: s }) => presentSimulation(await s.simulations.simulate(action, params.agent_id, body)),
+  }),
+  route({
+    method: 'POST', path: '/v1/agents/:agent_id/transactions/simulate-bundle', tag: 'Transactions', auth: 'principal',
+    summary: 'Simulate up to 20 transactions in order on one chain, each on the state the previous ones left',
+    params: agentParams, body: simulateBundleBody,
+    success: { status: 200, description: 'One simulation per transaction, in order', schema: SimulationBundleSchema },
+    errors: { 403: WHO, 404: 'Agent not found, or the agent has no active signing key', 503: "The chain's node cannot be reached" },
+    handler: async ({ params, body, action, services: s }) =>
+      ({ simulations: (await s.simulations.simulateBundle(action, params.agent_id, body.transactions)).map(presentSimulation) }),
+  }),
+];

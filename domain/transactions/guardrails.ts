@@ -1,0 +1,82 @@
+// The agent's transaction guardrails (spec §2.5 agent fields; set by humans with PATCH
+// /v1/agents/{id}), checked before anything is signed. A refusal is a 403 whose detail starts with
+// the guardrail's name, and whose `guardrail` member names it for programs.
+//   tx_allowed_chains    chain names the agent may use (empty: any)
+//   tx_to_allowlist      destination addresses (empty: any); EVM addresses compare case-insensitively
+//   tx_max_value_eth     the most one transaction may send, in the native unit
+//   tx_daily_limit_eth   the most all of a UTC day's transactions may send together
+//   tx_max_per_day       how many transactions a UTC day may have
+// The two daily ones are counters: reserved with the transaction in ONE conditional statement
+// (reserveDailySpend), so parallel requests can never together pass a cap, and released when the
+// transaction ends without effect (its signing failed, the node refused it).
+// Only the value sent counts towards the spend, not gas (which the chain decides).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { formatEther, parseEther } from 'viem';
+import type { AgentRow } from '../agents/agent-repository.ts';
+import { Problem } from '../errors.ts';
+
+export type GuardrailName = 'tx_allowed_chains' | 'tx_to_allowlist' | 'tx_max_value_eth' | 'tx_daily_limit_eth' | 'tx_max_per_day';
+
+export const guardrailRefusal = (guardrail: GuardrailName, why: string) => new Problem(403, `${guardrail}: ${why}`, {
+  type: 'guardrail_violation', title: 'Guardrail Violation', extras: { guardrail },
+});
+
+/** The per-transaction guardrails: chain, destination, value. */
+export function checkStaticGuardrails(agent: AgentRow, chain: string, to: string, valueWei: bigint): void {
+  if (agent.tx_allowed_chains.length > 0 && !agent.tx_allowed_chains.includes(chain)) {
+    throw guardrailRefusal('tx_allowed_chains', `the agent may not transact on ${chain} (allowed: ${agent.tx_allowed_chains.join(', ')})`);
+  }
+  if (agent.tx_to_allowlist.length > 0 && !agent.tx_to_allowlist.some((a) => a.toLowerCase() === to.toLowerCase())) {
+    throw guardrailRefusal('tx_to_allowlist', `${to} is not on the agent's list of allowed destinations`);
+  }
+  if (agent.tx_max_value_eth !== null && valueWei > parseEther(agent.tx_max_value_eth)) {
+    throw guardrailRefusal('tx_max_value_eth', `${formatEther(valueWei)} is more than the agent's limit of ${agent.tx_max_value_eth} per transaction`);
+  }
+}
+
+export type DailyCaps = { limitWei: bigint | null; maxCount: number | null };
+
+export const dailyCapsOf = (agent: AgentRow): DailyCaps => ({
+  limitWei: agent.tx_daily_limit_eth === null ? null : parseEther(agent.tx_daily_limit_eth),
+  maxCount: agent.tx_max_per_day,
+});
+
+/**
+ * Adds `valueWei` and one transaction to the agent's counters of the current UTC day, in one
+ * statement that refuses when either cap would be passed. Returns the day it counted on (to
+ * release it later), or throws the 403 of the cap that refused.
+ */
+export async function reserveDailySpend(tx: EntityManager, agentId: string, valueWei: bigint, caps: DailyCaps): Promise<string> {
+  const limit = caps.limitWei === null ? null : caps.limitWei.toString();
+  const rows = await tx.execute<{ day: string }[]>(
+    `INSERT INTO agent_tx_daily_usage AS u (agent_id, day, spent_wei, tx_count)
+     SELECT ?, (now() AT TIME ZONE 'UTC')::date, ?::numeric, 1
+     WHERE (?::numeric IS NULL OR ?::numeric <= ?::numeric) AND (?::int IS NULL OR ?::int >= 1)
+     ON CONFLICT (agent_id, day) DO UPDATE SET spent_wei = u.spent_wei + EXCLUDED.spent_wei, tx_count = u.tx_count + 1
+       WHERE (?::numeric IS NULL OR u.spent_wei + EXCLUDED.spent_wei <= ?::numeric) AND (?::int IS NULL OR u.tx_count + 1 <= ?::int)
+     RETURNING to_char(u.day, 'YYYY-MM-DD') AS day`,
+    [agentId, valueWei.toString(), limit, valueWei.toString(), limit, caps.maxCount, caps.maxCount, limit, limit, caps.maxCount, caps.maxCount]);
+  if (rows[0]) return rows[0].day;
+  throw await dailyRefusal(tx, agentId, valueWei, caps);
+}
+
+/** Gives back what a transaction had reserved on `day` (it ended without effect). */
+export async function releaseDailySpend(tx: EntityManager, agentId: string, day: string, valueWei: bigint): Promise<void> {
+  await tx.execute(
+    'UPDATE agent_tx_daily_usage SET spent_wei = greatest(spent_wei - ?::numeric, 0), tx_count = greatest(tx_count - 1, 0) WHERE agent_id = ? AND day = ?::date',
+    [valueWei.toString(), agentId, day]);
+}
+
+/** Which cap refused, with the day's figures, for the 403. */
+async function dailyRefusal(tx: EntityManager, agentId: string, valueWei: bigint, caps: DailyCaps): Promise<Problem> {
+  const rows = await tx.execute<{ spent_wei: string; tx_count: number }[]>(
+    "SELECT spent_wei, tx_count FROM agent_tx_daily_usage WHERE agent_id = ? AND day = (now() AT TIME ZONE 'UTC')::date", [agentId]);
+  const spent = BigInt(rows[0]?.spent_wei ?? '0');
+  const count = rows[0]?.tx_count ?? 0;
+  if (caps.maxCount !== null && count + 1 > caps.maxCount) {
+    return guardrailRefusal('tx_max_per_day', `the agent has made ${count} of its ${caps.maxCount} transactions of today (UTC)`);
+  }
+  const limit = caps.limitWei ?? 0n;
+  return guardrailRefusal('tx_daily_limit_eth',
+    `${formatEther(valueWei)} would bring today's (UTC) total to ${formatEther(spent + valueWei)}, over the agent's daily limit of ${formatEther(limit)}`);
+}

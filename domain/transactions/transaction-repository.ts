@@ -1,0 +1,179 @@
+// The agent_transactions table (migration 0021): every statement the transaction commands, the
+// broadcast activities and the sweeper need. Status moves only through guarded UPDATEs
+// (`… WHERE status = 'signed'`), so a repeated activity or a second sweeper changes nothing twice.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+
+export type TransactionStatus = 'pending' | 'signed' | 'sign_only' | 'broadcast' | 'confirmed' | 'failed' | 'simulation_failed';
+
+export type TransactionRow = {
+  id: string; org_id: string; agent_id: string; chain: string; chain_id: number;
+  from_address: string | null; to_address: string; value_wei: bigint; data: string | null;
+  nonce: number | null; tx_type: number | null; gas_limit: bigint | null; gas_price: bigint | null;
+  max_fee_per_gas: bigint | null; max_priority_fee_per_gas: bigint | null;
+  status: TransactionStatus; signed_tx: string | null; tx_hash: string | null; error_message: string | null;
+  reserved_day: string | null; idempotency_key: string | null; request_digest: string | null;
+  simulation_id: string | null; simulation_status: string | null;
+  block_number: number | null; gas_used: bigint | null; broadcast_attempts: number;
+  created_by: string; created_at: Date; signed_at: Date | null; broadcast_at: Date | null; confirmed_at: Date | null; updated_at: Date;
+};
+
+const COLUMNS = `id, org_id, agent_id, chain, chain_id, from_address, to_address, value_wei, data, nonce, tx_type, gas_limit, gas_price,
+  max_fee_per_gas, max_priority_fee_per_gas, status, signed_tx, tx_hash, error_message, to_char(reserved_day, 'YYYY-MM-DD') AS reserved_day,
+  idempotency_key, request_digest, simulation_id, simulation_status, block_number, gas_used, broadcast_attempts, created_by, created_at, signed_at,
+  broadcast_at, confirmed_at, updated_at`;
+
+type Raw = Record<string, unknown>;
+const big = (v: unknown): bigint | null => (v === null || v === undefined ? null : BigInt(v as string));
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function toRow(r: Raw): TransactionRow {
+  return {
+    ...(r as unknown as TransactionRow),
+    chain_id: Number(r.chain_id), value_wei: BigInt(r.value_wei as string), nonce: num(r.nonce), tx_type: num(r.tx_type),
+    gas_limit: big(r.gas_limit), gas_price: big(r.gas_price), max_fee_per_gas: big(r.max_fee_per_gas),
+    max_priority_fee_per_gas: big(r.max_priority_fee_per_gas), block_number: num(r.block_number), gas_used: big(r.gas_used),
+  };
+}
+
+const dec = (v: bigint | null | undefined) => (v === null || v === undefined ? null : v.toString());
+
+export type NewTransaction = {
+  id: string; orgId: string; agentId: string; chain: string; chainId: number; to: string; valueWei: bigint; data: string | null;
+  status: 'pending' | 'simulation_failed'; idempotencyKey: string | null; requestDigest: string | null; simulationId: string | null; simulationStatus: string | null;
+  errorMessage: string | null; createdBy: string;
+};
+
+/** Inserts the row; false when the agent's idempotency key is already taken (the caller replays). */
+export async function insertTransaction(tx: EntityManager, t: NewTransaction): Promise<boolean> {
+  try {
+    await tx.execute(
+      `INSERT INTO agent_transactions (id, org_id, agent_id, chain, chain_id, to_address, value_wei, data, status, idempotency_key,
+         request_digest, simulation_id, simulation_status, error_message, created_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      [t.id, t.orgId, t.agentId, t.chain, t.chainId, t.to, t.valueWei.toString(), t.data, t.status, t.idempotencyKey, t.requestDigest,
+        t.simulationId, t.simulationStatus, t.errorMessage, t.createdBy]);
+    return true;
+  } catch (e) {
+    if (e instanceof UniqueConstraintViolationException) return false;
+    throw e;
+  }
+}
+
+/** Frees an idempotency key older than 24 hours, so it may name a new transaction. */
+export async function releaseStaleIdempotencyKey(tx: EntityManager, agentId: string, key: string): Promise<void> {
+  await tx.execute(
+    "UPDATE agent_transactions SET idempotency_key = NULL WHERE agent_id = ? AND idempotency_key = ? AND created_at < now() - interval '24 hours'",
+    [agentId, key]);
+}
+
+export async function findByIdempotencyKey(em: EntityManager, agentId: string, key: string): Promise<TransactionRow | null> {
+  const rows = await em.execute<Raw[]>(
+    `SELECT ${COLUMNS} FROM agent_transactions WHERE agent_id = ? AND idempotency_key = ? AND created_at >= now() - interval '24 hours'`, [agentId, key]);
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+export async function loadTransaction(em: EntityManager, orgId: string, agentId: string, id: string): Promise<TransactionRow | null> {
+  const rows = await em.execute<Raw[]>(`SELECT ${COLUMNS} FROM agent_transactions WHERE id = ? AND org_id = ? AND agent_id = ?`, [id, orgId, agentId]);
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+/** For the broadcast activities, which know only the id; FOR UPDATE inside their transaction. */
+export async function loadTransactionById(em: EntityManager, id: string, forUpdate = false): Promise<TransactionRow | null> {
+  const rows = await em.execute<Raw[]>(`SELECT ${COLUMNS} FROM agent_transactions WHERE id = ?${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+/** Newest first; `before` (created_at, id) continues a page. */
+export async function listTransactions(em: EntityManager, orgId: string, agentId: string, limit: number): Promise<TransactionRow[]> {
+  const rows = await em.execute<Raw[]>(
+    `SELECT ${COLUMNS} FROM agent_transactions WHERE org_id = ? AND agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`, [orgId, agentId, limit]);
+  return rows.map(toRow);
+}
+
+export async function setReservedDay(tx: EntityManager, id: string, day: string): Promise<void> {
+  await tx.execute('UPDATE agent_transactions SET reserved_day = ?::date WHERE id = ?', [day, id]);
+}
+
+/**
+ * Ends a transaction without effect and hands back what it had reserved (null when it held
+ * nothing, or had already ended): the caller releases that spend in the same transaction.
+ */
+export async function endWithoutEffect(tx: EntityManager, id: string, from: TransactionStatus[], error: string): Promise<{ agentId: string; day: string; valueWei: bigint } | null | 'not-open'> {
+  const rows = await tx.execute<{ agent_id: string; day: string | null; value_wei: string }[]>(
+    `UPDATE agent_transactions t SET status = 'failed', error_message = ?, reserved_day = NULL, updated_at = now()
+     FROM (SELECT id, reserved_day FROM agent_transactions WHERE id = ? FOR UPDATE) old
+     WHERE t.id = old.id AND t.status = ANY(?::text[])
+     RETURNING t.agent_id, to_char(old.reserved_day, 'YYYY-MM-DD') AS day, t.value_wei`,
+    [error.slice(0, 1000), id, `{${from.join(',')}}`]);
+  if (!rows[0]) return 'not-open';
+  return rows[0].day ? { agentId: rows[0].agent_id, day: rows[0].day, valueWei: BigInt(rows[0].value_wei) } : null;
+}
+
+export type SignedFields = {
+  from: string; nonce: number; txType: number; gasLimit: bigint; gasPrice: bigint | null; maxFeePerGas: bigint | null;
+  maxPriorityFeePerGas: bigint | null; signedTx: string; txHash: string; status: 'signed' | 'sign_only';
+};
+
+/** pending → signed (or sign_only): the one signature of this transaction and what it signed. */
+export async function markSigned(tx: EntityManager, id: string, s: SignedFields): Promise<TransactionRow | null> {
+  const rows = await tx.execute<Raw[]>(
+    `UPDATE agent_transactions SET status = ?, from_address = ?, nonce = ?, tx_type = ?, gas_limit = ?, gas_price = ?, max_fee_per_gas = ?,
+       max_priority_fee_per_gas = ?, signed_tx = ?, tx_hash = ?, signed_at = now(), updated_at = now()
+     WHERE id = ? AND status = 'pending' RETURNING ${COLUMNS}`,
+    [s.status, s.from, s.nonce, s.txType, dec(s.gasLimit), dec(s.gasPrice), dec(s.maxFeePerGas), dec(s.maxPriorityFeePerGas),
+      s.signedTx, s.txHash, id]);
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+/** The highest nonce of the sender's transactions the node may not count yet (signed, or broadcast and unmined). */
+export async function highestOpenNonce(tx: EntityManager, chainId: number, from: string): Promise<number | null> {
+  const rows = await tx.execute<{ n: string | null }[]>(
+    "SELECT max(nonce) AS n FROM agent_transactions WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')", [chainId, from]);
+  return num(rows[0]?.n);
+}
+
+/** Counts a broadcast attempt (for the record and the operator). */
+export async function countBroadcastAttempt(em: EntityManager, id: string): Promise<void> {
+  await em.execute('UPDATE agent_transactions SET broadcast_attempts = broadcast_attempts + 1, updated_at = now() WHERE id = ?', [id]);
+}
+
+/** signed → broadcast; false when it had already moved on. */
+export async function markBroadcast(tx: EntityManager, id: string): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    "UPDATE agent_transactions SET status = 'broadcast', broadcast_at = now(), updated_at = now() WHERE id = ? AND status = 'signed' RETURNING id", [id]);
+  return rows.length > 0;
+}
+
+/** signed or broadcast → confirmed or failed, from the receipt. */
+export async function markMined(tx: EntityManager, id: string, r: { success: boolean; blockNumber: bigint; gasUsed: bigint }): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `UPDATE agent_transactions SET status = ?, block_number = ?, gas_used = ?, confirmed_at = now(), updated_at = now(),
+       error_message = ?, broadcast_at = coalesce(broadcast_at, now())
+     WHERE id = ? AND status IN ('signed', 'broadcast') RETURNING id`,
+    [r.success ? 'confirmed' : 'failed', r.blockNumber.toString(), r.gasUsed.toString(), r.success ? null : 'The transaction was mined but reverted', id]);
+  return rows.length > 0;
+}
+
+/** A request signs well within this; a pending row older than it was left by a crash. */
+const PENDING_HORIZON_SECONDS = 120;
+
+/**
+ * Rows a crash may have left behind, for the sweeper: pending ones (never signed; to be ended) and
+ * signed or broadcast ones quiet for `olderThanSeconds` (their workflow to be started, a no-op if running).
+ */
+export async function openTransactionsOlderThan(em: EntityManager, olderThanSeconds: number): Promise<{ id: string; org_id: string; agent_id: string; status: TransactionStatus }[]> {
+  return em.execute<{ id: string; org_id: string; agent_id: string; status: TransactionStatus }[]>(
+    `SELECT id, org_id, agent_id, status FROM agent_transactions
+     WHERE (status = 'pending' AND updated_at < now() - make_interval(secs => ?))
+        OR (status IN ('signed', 'broadcast') AND updated_at < now() - make_interval(secs => ?))
+     ORDER BY updated_at LIMIT 100`, [Math.max(olderThanSeconds, PENDING_HORIZON_SECONDS), olderThanSeconds]);
+}
+
+/** signed or broadcast → failed, without giving back the reservation: it may yet be mined. */
+export async function markUnconfirmed(em: EntityManager, id: string, error: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    "UPDATE agent_transactions SET status = 'failed', error_message = ?, updated_at = now() WHERE id = ? AND status IN ('signed', 'broadcast') RETURNING id",
+    [error.slice(0, 1000), id]);
+  return rows.length > 0;
+}

@@ -1,0 +1,33 @@
+// The Intents API's objects, built the same way in the api process (routes) and the worker
+// (automation steps that sign and submit): one signer over the KMS, one JSON-RPC client for the
+// chains, the simulation provider and the commands.
+import type { Client } from '@temporalio/client';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Kms } from '../domain/crypto/kms/kms.ts';
+import type { Logger } from '../domain/log.ts';
+import type { ActionAudit } from '../domain/audit/action-audit.ts';
+import { AgentSigner } from '../domain/signing-keys/signer.ts';
+import { ChainRpc } from '../domain/chains/chain-rpc.ts';
+import { SignCommands } from '../domain/intents/sign-commands.ts';
+import { RpcSimulationProvider } from '../domain/transactions/simulation/rpc-simulation.ts';
+import { SimulationCommands } from '../domain/transactions/simulation-commands.ts';
+import { TransactionCommands } from '../domain/transactions/transaction-commands.ts';
+import { TransactionsClient } from '../domain/transactions/client.ts';
+
+export type IntentServices = { intents: SignCommands; transactions: TransactionCommands; simulations: SimulationCommands; chainRpc: ChainRpc };
+
+export function intentServices(d: {
+  db: () => EntityManager; kms: Kms; audit: ActionAudit; temporal: Client; log: Logger; rpcOverrides: ReadonlyMap<string, string>;
+}): IntentServices {
+  const signer = new AgentSigner({ db: d.db, kms: d.kms });
+  const chainRpc = new ChainRpc({ db: d.db, rpcOverrides: d.rpcOverrides });
+  const simulations = new SimulationCommands({ db: d.db, provider: new RpcSimulationProvider(chainRpc) });
+  return {
+    chainRpc,
+    simulations,
+    intents: new SignCommands({ db: d.db, signer, audit: d.audit }),
+    transactions: new TransactionCommands({
+      db: d.db, signer, rpc: chainRpc, audit: d.audit, simulations, client: new TransactionsClient(d.temporal, d.log),
+    }),
+  };
+}
