@@ -125,7 +125,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     // Export re-confirms the password like DELETE /v1/auth/me: the throttle keeps its counts in the
     // database (shared with the account area's instance, which prunes them).
     signingKeys: new SigningKeyCommands({ db, kms: core.kms, audit: actionAudit, log, confirm: { throttle: new AttemptThrottle(), passwords: new PasswordCheck() } }),
-    ...pickIntents(intentServices({ db, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls })),
+    ...pickIntents(intentServices({ db, hot, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls })),
     temporalCodec: new TemporalCodecCommands({
       db, operators: platformOperators, codec: new EncryptionCodec(core.temporalCodecKey), links: new CodecLinks(core.temporalCodecLinkKey),
       audit: actionAudit, namespace: config.temporalNamespace, publicUrl: config.publicUrl,

@@ -4,6 +4,7 @@
 import type { Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../domain/crypto/kms/kms.ts';
+import type { HotReads } from '../db/hot-reads.ts';
 import type { Logger } from '../domain/log.ts';
 import type { ActionAudit } from '../domain/audit/action-audit.ts';
 import { AgentSigner } from '../domain/signing-keys/signer.ts';
@@ -17,7 +18,7 @@ import { TransactionsClient } from '../domain/transactions/client.ts';
 export type IntentServices = { intents: SignCommands; transactions: TransactionCommands; simulations: SimulationCommands; chainRpc: ChainRpc };
 
 export function intentServices(d: {
-  db: () => EntityManager; kms: Kms; audit: ActionAudit; temporal: Client; log: Logger; rpcOverrides: ReadonlyMap<string, string>;
+  db: () => EntityManager; hot: HotReads; kms: Kms; audit: ActionAudit; temporal: Client; log: Logger; rpcOverrides: ReadonlyMap<string, string>;
 }): IntentServices {
   const signer = new AgentSigner({ db: d.db, kms: d.kms });
   const chainRpc = new ChainRpc({ db: d.db, rpcOverrides: d.rpcOverrides });
@@ -25,9 +26,9 @@ export function intentServices(d: {
   return {
     chainRpc,
     simulations,
-    intents: new SignCommands({ db: d.db, signer, audit: d.audit }),
+    intents: new SignCommands({ db: d.db, hot: d.hot, signer, audit: d.audit }),
     transactions: new TransactionCommands({
-      db: d.db, signer, rpc: chainRpc, audit: d.audit, simulations, client: new TransactionsClient(d.temporal, d.log),
+      db: d.db, hot: d.hot, signer, rpc: chainRpc, audit: d.audit, simulations, client: new TransactionsClient(d.temporal, d.log),
     }),
   };
 }

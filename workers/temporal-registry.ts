@@ -33,7 +33,6 @@ import { createKeyRotationActivities } from '../activities/key-rotation.ts';
 import type { ChainRpc } from '../domain/chains/chain-rpc.ts';
 import { TRANSACTIONS_TASK_QUEUE, TransactionsClient } from '../domain/transactions/client.ts';
 import { Broadcaster } from '../domain/transactions/broadcaster.ts';
-import { endTransactionWithoutEffect } from '../domain/transactions/transaction-ending.ts';
 import { openTransactionsOlderThan } from '../domain/transactions/transaction-repository.ts';
 import { createTransactionActivities } from '../activities/transactions.ts';
 
@@ -134,14 +133,10 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
   {
     taskQueue: TRANSACTIONS_TASK_QUEUE,
     activities: (d) => createTransactionActivities({ broadcaster: new Broadcaster(d.em, d.chainRpc) }),
-    // A request interrupted before signing leaves a pending row: it ends, its reservation given
-    // back. A signed one whose workflow could not be started gets it now (a no-op if running).
+    // A signed transaction whose workflow could not be started at request time gets it now (a no-op if running).
     async redrive(d, olderThan) {
       const client = new TransactionsClient(d.temporal, d.log);
-      for (const t of await openTransactionsOlderThan(d.em(), olderThan)) {
-        if (t.status === 'pending') await endTransactionWithoutEffect(d.em(), t.id, ['pending'], 'Not signed: the request was interrupted before signing');
-        else await client.startBroadcast({ id: t.id, orgId: t.org_id, agentId: t.agent_id });
-      }
+      for (const t of await openTransactionsOlderThan(d.em(), olderThan)) await client.startBroadcast({ id: t.id, orgId: t.org_id, agentId: t.agent_id });
     },
   },
 ];

@@ -74,7 +74,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const automations = new AutomationsClient(temporal, new Client({ connection, namespace: config.temporalNamespace, dataConverter }));
   const schedules = new AutomationSchedules(em, temporal, log);
   // Steps that sign and submit act through the same Intents API commands as the api.
-  const intents = intentServices({ db: em, kms: core.kms, audit, temporal, log, rpcOverrides: config.chainRpcUrls });
+  const intents = intentServices({ db: em, hot, kms: core.kms, audit, temporal, log, rpcOverrides: config.chainRpcUrls });
   const automationSteps = new StepRunner({
     db: em, outbound, memory: new MemoryStore(em),
     intents: new IntentSteps({

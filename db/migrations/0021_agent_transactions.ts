@@ -1,13 +1,13 @@
 // The Intents API's transactions (spec §4.9, issue 13 §3; reference TransactionResponse).
 // agent_transactions: one row per transaction an agent asked for, from the request to its end:
-//   pending            guardrails passed and the day's spend reserved; not signed yet
+//   pending            (the reference's word; rows are written once signed, so unused)
 //   signed             signed exactly once: signed_tx and tx_hash stored; its broadcast workflow runs
 //   sign_only          signed for the caller to send (POST …/transactions/sign); never broadcast here
 //   broadcast          the node accepted signed_tx
-//   confirmed / failed mined (receipt success), or ended without effect (refused, reverted, signing failed)
+//   confirmed / failed mined (receipt success), or ended (reverted on chain, refused by the node)
 //   simulation_failed  simulate_first reverted: nothing signed, nothing reserved
 // reserved_day names the UTC day whose spend and count the row holds (null once released, or for
-// rows that never held any). The idempotency key is unique per agent; a key older than 24 h is
+// rows that never held any). A row, its reservation and its signature commit together. The idempotency key is unique per agent; a key older than 24 h is
 // freed by the next request that brings it. request_digest (SHA-256 of the request's fields) tells
 // a replay from a different transaction sent under the same key.
 // agent_tx_daily_usage: the per-agent, per-UTC-day counters the guardrails tx_daily_limit_eth and

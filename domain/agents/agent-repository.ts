@@ -23,7 +23,7 @@ export type AgentRow = {
 };
 
 // Everything a record shows or a command needs; never key_digest or approval_token_digest.
-const COLUMNS = `id, org_id, name, description, status, key_prefix, api_key_expires_at, intents_api_enabled, scopes,
+export const AGENT_COLUMNS = `id, org_id, name, description, status, key_prefix, api_key_expires_at, intents_api_enabled, scopes,
   tx_max_value_eth, tx_daily_limit_eth, tx_to_allowlist, tx_allowed_chains, tx_max_per_day, token_ttl_seconds,
   created_by, human_email, message_signing_enabled, raw_signing_enabled, created_at, updated_at, last_active_at`;
 
@@ -52,7 +52,7 @@ export async function insertAgent(tx: EntityManager, orgId: string, createdBy: s
   const rows = await tx.execute<AgentRow[]>(
     `INSERT INTO agents (id, org_id, name, description, status, key_prefix, key_digest, api_key_expires_at, intents_api_enabled, scopes,
        tx_max_value_eth, tx_daily_limit_eth, tx_to_allowlist, tx_allowed_chains, tx_max_per_day, token_ttl_seconds, created_by, human_email)
-     VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+     VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?) RETURNING ${AGENT_COLUMNS}`,
     [randomUUID(), orgId, s.name, s.description, key.prefix, key.digest, s.api_key_expires_at, s.intents_api_enabled,
       jsonOrNull(s.scopes), s.tx_max_value_eth, s.tx_daily_limit_eth, JSON.stringify(s.tx_to_allowlist),
       JSON.stringify(s.tx_allowed_chains), s.tx_max_per_day, s.token_ttl_seconds, createdBy, humanEmail]);
@@ -63,13 +63,13 @@ export async function insertAgent(tx: EntityManager, orgId: string, createdBy: s
 
 /** The organization's agents (pending ones are not agents yet), oldest first. */
 export function listAgents(em: EntityManager, orgId: string): Promise<AgentRow[]> {
-  return em.execute<AgentRow[]>(`SELECT ${COLUMNS} FROM agents WHERE org_id = ? AND status <> 'pending' ORDER BY created_at`, [orgId]);
+  return em.execute<AgentRow[]>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE org_id = ? AND status <> 'pending' ORDER BY created_at`, [orgId]);
 }
 
 /** One agent of the organization; anything else (missing, other org, pending, not an id) is a 404. */
 export async function loadAgent(em: EntityManager, orgId: string, agentId: string): Promise<AgentRow> {
   if (!isUuid(agentId)) throw notFound('Agent');
-  const rows = await em.execute<AgentRow[]>(`SELECT ${COLUMNS} FROM agents WHERE id = ? AND org_id = ? AND status <> 'pending'`, [agentId, orgId]);
+  const rows = await em.execute<AgentRow[]>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ? AND org_id = ? AND status <> 'pending'`, [agentId, orgId]);
   if (!rows[0]) throw notFound('Agent');
   return rows[0];
 }
@@ -86,7 +86,7 @@ export async function updateAgent(tx: EntityManager, agentId: string, changes: P
     values.push(isJson ? jsonOrNull(v) : v);
   }
   if (status !== undefined) { sets.push('status = ?'); values.push(status); }
-  const rows = await tx.execute<AgentRow[]>(`UPDATE agents SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = ? RETURNING ${COLUMNS}`, [...values, agentId]);
+  const rows = await tx.execute<AgentRow[]>(`UPDATE agents SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = ? RETURNING ${AGENT_COLUMNS}`, [...values, agentId]);
   if (!rows[0]) throw notFound('Agent');
   return rows[0];
 }

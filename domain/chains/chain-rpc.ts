@@ -70,9 +70,9 @@ export class ChainRpc {
     this.ttlMs = Math.min(Math.max(deps.cacheTtlMs ?? 0, 0), 2_000);
   }
 
-  /** Raw JSON-RPC call to the chain's node. */
-  async request<T>(chainId: number, method: string, params: unknown[]): Promise<T> {
-    const ep = await this.endpoint(chainId);
+  /** Raw JSON-RPC call to the chain's node (at `at`, an endpointOf() result, when given: no database read). */
+  async request<T>(chainId: number, method: string, params: unknown[], at?: ChainEndpoint): Promise<T> {
+    const ep = at ?? await this.endpoint(chainId);
     const id = this.nextId++;
     const fail = (reason: ConstructorParameters<typeof ChainUnavailable>[2], detail: string, status: number | null = null) =>
       new ChainUnavailable(chainId, ep.name, reason, `${method}: ${detail}`, status);
@@ -122,8 +122,13 @@ export class ChainRpc {
   }
 
   /** eth_getTransactionCount(address, 'pending'): the next nonce, counting the node's pending pool. */
-  async pendingNonce(chainId: number, address: Address): Promise<number> {
-    return this.read(chainId, 'nonce', readSafeInteger, await this.request(chainId, 'eth_getTransactionCount', [address, 'pending']));
+  async pendingNonce(chainId: number, address: Address, at?: ChainEndpoint): Promise<number> {
+    return this.read(chainId, 'nonce', readSafeInteger, await this.request(chainId, 'eth_getTransactionCount', [address, 'pending'], at));
+  }
+
+  /** Where the chain's node is: for a caller inside a database transaction, which must not take a second connection. */
+  endpointOf(chainId: number): Promise<ChainEndpoint> {
+    return this.endpoint(chainId);
   }
 
   /**

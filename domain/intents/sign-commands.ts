@@ -15,14 +15,16 @@ import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { AgentSigner } from '../signing-keys/signer.ts';
 import { callerOf, subjectOf } from '../auth/principal.ts';
-import { loadAgent, type AgentRow } from '../agents/agent-repository.ts';
+import type { AgentRow } from '../agents/agent-repository.ts';
+import type { HotReads } from '../../db/hot-reads.ts';
+import { signingAgent } from './signing-agent.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { forbidden } from '../errors.ts';
 import { HOW_TO_ENABLE, authorizeIntents, resolveEvmChain } from './intents-access.ts';
 import { checkSigningKeyPath } from '../transactions/sender.ts';
 import { digestBytes, prepareIntent, signedIntent, type PreparedIntent, type SignIntentInput, type SignedIntent } from './sign-intents.ts';
 
-export type SignDeps = { db: () => EntityManager; signer: AgentSigner; audit: ActionAudit };
+export type SignDeps = { db: () => EntityManager; hot: HotReads; signer: AgentSigner; audit: ActionAudit };
 
 /** The answer: the signed facts, the chain's name and the signer's address. */
 export type SignResult = SignedIntent & { chain: string; chainId: number; from: string };
@@ -39,17 +41,17 @@ export class SignCommands {
   async sign(ctx: ActionContext, agentId: string, input: SignIntentInput): Promise<SignResult> {
     const principal = callerOf(ctx);
     const em = this.d.db();
-    const agent = await loadAgent(em, principal.orgId, agentId);
+    const { agent, key: keyRow } = await signingAgent(this.d.hot, principal.orgId, agentId);
     await authorizeIntents(em, principal, agent);
     allowIntent(agent, input);
     checkSigningKeyPath(agent.id, input.signing_key_path);
     const chain = await resolveEvmChain(em, input.chain);
     const prepared = prepareIntent(input, chain.chainId);
-    const sig = await this.d.signer.signDigest(principal.orgId, agent.id, chain.chainId, digestBytes(prepared.digest));
+    const sig = await this.d.signer.signWith(await this.d.signer.activeKey(agent, 'ethereum', keyRow), digestBytes(prepared.digest));
     const signed = signedIntent(prepared, sig);
     const result: SignResult = { ...signed, chain: chain.name, chainId: chain.chainId, from: sig.address };
     if (prepared.kind === 'transaction') {
-      await em.transactional((tx) => emitEvent(tx, principal.orgId, 'agent.transaction.signed', transactionFacts(agent.id, result, prepared, subjectOf(principal))));
+      await emitEvent(em, principal.orgId, 'agent.transaction.signed', transactionFacts(agent.id, result, prepared, subjectOf(principal)));
     }
     await this.d.audit.record(ctx, 'agent.sign', {
       resourceType: 'agent', resourceId: agent.id,

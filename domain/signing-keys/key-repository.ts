@@ -15,7 +15,7 @@ export type SigningKeyRow = {
   created_by: string; created_at: string | Date; rotated_at: string | Date | null; deactivated_at: string | Date | null;
 };
 
-const COLUMNS = `id, org_id, agent_id, chain, curve, public_key, address, key_version, is_active, key_backend,
+export const SIGNING_KEY_COLUMNS = `id, org_id, agent_id, chain, curve, public_key, address, key_version, is_active, key_backend,
   handle_vault_id, handle_path, handle_version, created_by, created_at, rotated_at, deactivated_at`;
 
 export const handleOf = (k: Pick<SigningKeyRow, 'handle_vault_id' | 'handle_path' | 'handle_version'>): HandleLocation =>
@@ -28,7 +28,7 @@ export async function insertSigningKey(tx: EntityManager, k: NewSigningKey): Pro
   const rows = await tx.execute<SigningKeyRow[]>(
     `INSERT INTO signing_keys (id, org_id, agent_id, chain, curve, public_key, address, key_version, key_backend,
        handle_vault_id, handle_path, handle_version, created_by, rotated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN now() END) RETURNING ${COLUMNS}`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN now() END) RETURNING ${SIGNING_KEY_COLUMNS}`,
     [k.id, k.org_id, k.agent_id, k.chain, k.curve, k.public_key, k.address, k.key_version, k.key_backend,
       k.handle_vault_id, k.handle_path, k.handle_version, k.created_by, k.rotated]);
   return rows[0]!;
@@ -37,13 +37,13 @@ export async function insertSigningKey(tx: EntityManager, k: NewSigningKey): Pro
 /** Every key of the agent, active and retired, newest first. */
 export function listSigningKeys(em: EntityManager, orgId: string, agentId: string): Promise<SigningKeyRow[]> {
   return em.execute<SigningKeyRow[]>(
-    `SELECT ${COLUMNS} FROM signing_keys WHERE org_id = ? AND agent_id = ? ORDER BY created_at DESC, key_version DESC`, [orgId, agentId]);
+    `SELECT ${SIGNING_KEY_COLUMNS} FROM signing_keys WHERE org_id = ? AND agent_id = ? ORDER BY created_at DESC, key_version DESC`, [orgId, agentId]);
 }
 
 /** The agent's active key on `chain`, or null; `lock` takes the row for a rotation or deactivation. */
 export async function activeSigningKey(em: EntityManager, orgId: string, agentId: string, chain: string, lock = false): Promise<SigningKeyRow | null> {
   const rows = await em.execute<SigningKeyRow[]>(
-    `SELECT ${COLUMNS} FROM signing_keys WHERE org_id = ? AND agent_id = ? AND chain = ? AND is_active${lock ? ' FOR UPDATE' : ''}`,
+    `SELECT ${SIGNING_KEY_COLUMNS} FROM signing_keys WHERE org_id = ? AND agent_id = ? AND chain = ? AND is_active${lock ? ' FOR UPDATE' : ''}`,
     [orgId, agentId, chain]);
   return rows[0] ?? null;
 }
@@ -64,5 +64,5 @@ export async function deactivateSigningKey(tx: EntityManager, id: string): Promi
 
 /** The organization's active keys and where their handles are (account deletion destroys them). */
 export function activeKeysOfOrg(em: EntityManager, orgId: string): Promise<SigningKeyRow[]> {
-  return em.execute<SigningKeyRow[]>(`SELECT ${COLUMNS} FROM signing_keys WHERE org_id = ? AND is_active`, [orgId]);
+  return em.execute<SigningKeyRow[]>(`SELECT ${SIGNING_KEY_COLUMNS} FROM signing_keys WHERE org_id = ? AND is_active`, [orgId]);
 }

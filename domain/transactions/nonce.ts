@@ -10,15 +10,18 @@
 // A sign-only transaction does not count afterwards (we never learn whether the caller sent it).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address } from 'viem';
-import type { ChainRpc } from '../chains/chain-rpc.ts';
+import type { ChainEndpoint, ChainRpc } from '../chains/chain-rpc.ts';
 import { highestOpenNonce } from './transaction-repository.ts';
 
 const senderKey = (chainId: number, from: string) => `tx-nonce:${chainId}:${from.toLowerCase()}`;
 
-/** Call inside the transaction that stores the signed row, within SenderQueue.run for the same sender. */
-export async function allocateNonce(tx: EntityManager, rpc: ChainRpc, chainId: number, from: Address): Promise<number> {
+/**
+ * Call inside the transaction that stores the signed row, within SenderQueue.run for the same
+ * sender. `at` is the chain's endpoint, looked up before: nothing here takes a second connection.
+ */
+export async function allocateNonce(tx: EntityManager, rpc: ChainRpc, at: ChainEndpoint, chainId: number, from: Address): Promise<number> {
   await tx.execute('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [senderKey(chainId, from)]);
-  const chainNext = await rpc.pendingNonce(chainId, from);
+  const chainNext = await rpc.pendingNonce(chainId, from, at);
   const ours = await highestOpenNonce(tx, chainId, from);
   return ours === null ? chainNext : Math.max(chainNext, ours + 1);
 }

@@ -2,30 +2,33 @@
 // listTransactions, getTransaction): an agent asks, the service signs with the agent's key in the
 // KMS and, for a submit, broadcasts through a Temporal workflow. The agent never sees the key.
 // A request goes, in order:
-//   1. who (intents-access.ts), which chain, the sender's address; a repeated Idempotency-Key is
-//      answered from the stored row (200), or 409 while its first request is still signing;
+//   1. who (intents-access.ts), which chain, the agent's active key; a repeated Idempotency-Key
+//      is answered from the stored row (200);
 //   2. the per-transaction guardrails (403 naming the guardrail);
 //   3. simulate_first: a simulation that does not succeed is a 422 carrying the revert reason; the
 //      row is kept as simulation_failed, nothing is signed or reserved;
-//   4. the row (pending) and the day's spend and count, reserved in one conditional statement and
-//      committed together (403 naming the daily guardrail that refused);
-//   5. gas and fees from the chain where the request left them out; then, in one database
-//      transaction, the nonce (nonce.ts), the ONE signature, the signed bytes and hash stored
-//      (status signed, or sign_only) and `agent.transaction.signed` in the outbox;
+//   4. gas and fees from the chain where the request left them out, and for a submit whether the
+//      sender can pay (422 before signing);
+//   5. ONE database transaction: the key's in-flight lock (409 while another request with the same
+//      Idempotency-Key runs), the day's spend and count reserved in one conditional statement
+//      (403 naming the daily guardrail), the nonce (nonce.ts), the one signature, the row with its
+//      signed bytes and hash (status signed, or sign_only) and `agent.transaction.signed`. Anything
+//      failing rolls all of it back: nothing reserved, nothing recorded, nothing signed that
+//      anyone will see;
 //   6. for a submit, the broadcast workflow `tx:<id>` (client.ts), which sends exactly those bytes.
-// If anything in 5 fails, the row ends `failed` and its reservation is given back; a crash
-// between 4 and 5 leaves a pending row that the sweeper ends the same way.
 import { randomUUID } from 'node:crypto';
-import { formatEther } from 'viem';
+import { formatEther, type Address } from 'viem';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
-import type { AgentSigner } from '../signing-keys/signer.ts';
+import type { ActiveKey, AgentSigner } from '../signing-keys/signer.ts';
 import type { ChainRpc } from '../chains/chain-rpc.ts';
 import type { TransactionsClient } from './client.ts';
 import type { SimulationCommands, StoredSimulation } from './simulation-commands.ts';
 import { callerOf, subjectOf } from '../auth/principal.ts';
 import { loadAgent, type AgentRow } from '../agents/agent-repository.ts';
+import type { HotReads } from '../../db/hot-reads.ts';
+import { signingAgent } from '../intents/signing-agent.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { Problem, conflict, invalidField, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
@@ -35,16 +38,15 @@ import { digestBytes } from '../intents/sign-intents.ts';
 import { checkStaticGuardrails, dailyCapsOf, reserveDailySpend } from './guardrails.ts';
 import { SenderQueue, allocateNonce } from './nonce.ts';
 import { chainProblem, withChainProblems } from './chain-problems.ts';
-import { senderOf } from './sender.ts';
-import { endTransactionWithoutEffect } from './transaction-ending.ts';
+import { checkSigningKeyPath } from './sender.ts';
 import {
-  findByIdempotencyKey, insertTransaction, listTransactions, loadTransaction, markSigned, releaseStaleIdempotencyKey, setReservedDay,
-  type TransactionRow,
+  findByIdempotencyKey, insertSignedTransaction, insertTransaction, listTransactions, loadTransaction, lockIdempotencyKey,
+  releaseStaleIdempotencyKey, type TransactionRow,
 } from './transaction-repository.ts';
 import { requestDigest, requestedFees, transactionFields, withGasMargin, type ChainFacts, type TransactionRequest } from './transaction-request.ts';
 
 export type TransactionDeps = {
-  db: () => EntityManager; signer: AgentSigner; rpc: ChainRpc; audit: ActionAudit; simulations: SimulationCommands; client: TransactionsClient;
+  db: () => EntityManager; hot: HotReads; signer: AgentSigner; rpc: ChainRpc; audit: ActionAudit; simulations: SimulationCommands; client: TransactionsClient;
 };
 
 export type TransactionMode = 'submit' | 'sign_only';
@@ -53,6 +55,11 @@ export type TransactionMode = 'submit' | 'sign_only';
 export type TransactionOutcome = { tx: TransactionRow; replayed: boolean };
 
 export const MAX_IDEMPOTENCY_KEY = 255;
+
+type SignArgs = {
+  id: string; agent: AgentRow; chain: EvmChain; key: ActiveKey; req: TransactionRequest; mode: TransactionMode; actor: string;
+  idempotencyKey: string | null; digest: string; simulation: StoredSimulation | null;
+};
 const LIST_LIMIT = 100;
 
 export class TransactionCommands {
@@ -66,13 +73,15 @@ export class TransactionCommands {
   async submit(ctx: ActionContext, agentId: string, req: TransactionRequest, idempotencyKey: string | null, mode: TransactionMode): Promise<TransactionOutcome> {
     const principal = callerOf(ctx);
     const em = this.d.db();
-    const agent = await loadAgent(em, principal.orgId, agentId);
+    const { agent, key: keyRow } = await signingAgent(this.d.hot, principal.orgId, agentId);
     await authorizeIntents(em, principal, agent);
     const chain = await resolveEvmChain(em, req.chain);
     if (req.chainIdCheck !== undefined && req.chainIdCheck !== chain.chainId) {
       throw invalidField('chain_id', `is ${req.chainIdCheck}, but chain ${chain.name} has chain_id ${chain.chainId}`);
     }
-    const from = await senderOf(em, agent, req.signingKeyPath);
+    checkSigningKeyPath(agent.id, req.signingKeyPath);
+    const key = await this.d.signer.activeKey(agent, 'ethereum', keyRow);
+    const from = key.address as Address;
     const digest = requestDigest(req, chain.chainId, mode);
     if (idempotencyKey !== null) {
       const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey);
@@ -82,31 +91,16 @@ export class TransactionCommands {
     const simulation = req.simulateFirst ? await withChainProblems(() => this.simulateFirst(agent, chain, from, req)) : null;
 
     const id = randomUUID();
-    const claimed = await em.transactional(async (tx) => {
-      if (idempotencyKey !== null) await releaseStaleIdempotencyKey(tx, agent.id, idempotencyKey);
-      const inserted = await insertTransaction(tx, {
-        id, orgId: agent.org_id, agentId: agent.id, chain: chain.name, chainId: chain.chainId, to: req.to, valueWei: req.valueWei,
-        data: req.data ?? null, status: 'pending', idempotencyKey, requestDigest: digest, simulationId: simulation?.id ?? null,
-        simulationStatus: simulation?.status ?? null, errorMessage: null, createdBy: subjectOf(principal),
-      });
-      if (!inserted) return false;
-      await setReservedDay(tx, id, await reserveDailySpend(tx, agent.id, req.valueWei, dailyCapsOf(agent)));
-      return true;
-    });
-    if (!claimed) {
-      // Another request with this key got in between the look-up and the insert.
+    let signed: TransactionRow | 'replay';
+    try {
+      signed = await this.sign({ id, agent, chain, key, req, mode, actor: subjectOf(principal), idempotencyKey, digest, simulation });
+    } catch (e) {
+      throw chainProblem(e);
+    }
+    if (signed === 'replay') {
       const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey!);
       if (!prior) throw conflict('Idempotency-Key: a transaction with this key is being created; retry shortly');
       return { tx: replay(prior, digest), replayed: true };
-    }
-
-    let signed: TransactionRow;
-    try {
-      signed = await this.sign(id, agent, chain, from, req, mode, subjectOf(principal));
-    } catch (e) {
-      const problem = chainProblem(e);
-      await endTransactionWithoutEffect(em, id, ['pending'], `Not signed: ${problem instanceof Problem ? problem.detail : 'the signing failed'}`);
-      throw problem;
     }
     await this.d.audit.record(ctx, mode === 'submit' ? 'agent.transaction.submit' : 'agent.transaction.sign', {
       resourceType: 'agent', resourceId: agent.id,
@@ -137,7 +131,7 @@ export class TransactionCommands {
   }
 
   /** A simulation that does not succeed: the row records it, and the caller gets a 422. */
-  private async simulateFirst(agent: AgentRow, chain: EvmChain, from: `0x${string}`, req: TransactionRequest): Promise<StoredSimulation> {
+  private async simulateFirst(agent: AgentRow, chain: EvmChain, from: Address, req: TransactionRequest): Promise<StoredSimulation> {
     const sim = await this.d.simulations.run(agent, chain, { chainId: chain.chainId, from, to: req.to, value: req.valueWei, data: req.data, gasLimit: req.gasLimit });
     if (sim.status === 'success') return sim;
     const id = randomUUID();
@@ -153,36 +147,53 @@ export class TransactionCommands {
     });
   }
 
-  /** Step 5: the chain's facts, then nonce, signature and stored bytes in one database transaction. */
-  private async sign(id: string, agent: AgentRow, chain: EvmChain, from: `0x${string}`, req: TransactionRequest, mode: TransactionMode, actor: string): Promise<TransactionRow> {
+  /**
+   * Steps 4 and 5. Nothing inside the database transaction takes a second pooled connection (the
+   * key and the chain's endpoint are looked up before), so parallel requests cannot starve the
+   * pool. With a nonce to allocate, the requests of one sender queue (nonce.ts). 'replay' when
+   * another request stored this Idempotency-Key first.
+   */
+  private async sign(a: SignArgs): Promise<TransactionRow | 'replay'> {
+    const { agent, chain, key, req } = a;
+    const from = key.address as Address;
     const fees = requestedFees(req) ?? await this.chainFees(chain.chainId, req);
     const gasLimit = req.gasLimit ?? withGasMargin(await this.d.rpc.estimateGas(chain.chainId, { from, to: req.to, value: req.valueWei, data: req.data }), !!req.data && req.data !== '0x');
-    if (mode === 'submit') await this.checkFunds(chain, from, req.valueWei, gasLimit, fees);
-    const signInTransaction = () => this.d.db().transactional(async (tx) => {
-      const nonce = req.nonce ?? await allocateNonce(tx, this.d.rpc, chain.chainId, from);
-      const facts: ChainFacts = { nonce, gasLimit, fees };
-      const unsigned = buildTransaction(transactionFields(req, facts), chain.chainId);
-      const sig = await this.d.signer.signDigest(agent.org_id, agent.id, chain.chainId, digestBytes(unsigned.digest));
+    if (a.mode === 'submit') await this.checkFunds(chain, from, req.valueWei, gasLimit, fees);
+    const at = req.nonce === undefined ? await this.d.rpc.endpointOf(chain.chainId) : null;
+    const work = () => this.d.db().transactional(async (tx): Promise<TransactionRow | 'replay'> => {
+      if (a.idempotencyKey !== null) {
+        if (!await lockIdempotencyKey(tx, agent.id, a.idempotencyKey)) {
+          throw conflict('Idempotency-Key: a request with this key is being signed; retry shortly');
+        }
+        if (await findByIdempotencyKey(tx, agent.id, a.idempotencyKey)) return 'replay';
+        await releaseStaleIdempotencyKey(tx, agent.id, a.idempotencyKey);
+      }
+      const day = await reserveDailySpend(tx, agent.id, req.valueWei, dailyCapsOf(agent));
+      const nonce = req.nonce ?? await allocateNonce(tx, this.d.rpc, at!, chain.chainId, from);
+      const unsigned = buildTransaction(transactionFields(req, { nonce, gasLimit, fees }), chain.chainId);
+      const sig = await this.d.signer.signWith(key, digestBytes(unsigned.digest));
       const { signedTx, txHash } = signedTransaction(unsigned, sig);
-      const row = await markSigned(tx, id, {
-        status: mode === 'submit' ? 'signed' : 'sign_only', from: sig.address, nonce, txType: unsigned.type, gasLimit,
+      const row = await insertSignedTransaction(tx, {
+        id: a.id, orgId: agent.org_id, agentId: agent.id, chain: chain.name, chainId: chain.chainId, to: req.to, valueWei: req.valueWei,
+        data: req.data ?? null, idempotencyKey: a.idempotencyKey, requestDigest: a.digest, simulationId: a.simulation?.id ?? null,
+        simulationStatus: a.simulation?.status ?? null, createdBy: a.actor, reservedDay: day,
+        status: a.mode === 'submit' ? 'signed' : 'sign_only', from, nonce, txType: unsigned.type, gasLimit,
         gasPrice: fees.type === 'legacy' ? fees.gasPrice : null,
         maxFeePerGas: fees.type === 'eip1559' ? fees.maxFeePerGas : null,
         maxPriorityFeePerGas: fees.type === 'eip1559' ? fees.maxPriorityFeePerGas : null,
         signedTx, txHash,
       });
-      if (!row) throw conflict('The transaction was ended while it was being signed');
       await emitEvent(tx, agent.org_id, 'agent.transaction.signed', {
-        agent_id: agent.id, transaction_id: id, chain: chain.name, chain_id: chain.chainId, from: sig.address, to: req.to, nonce, tx_type: unsigned.type,
-        tx_hash: txHash, value_wei: req.valueWei.toString(), status: row.status, actor,
+        agent_id: agent.id, transaction_id: a.id, chain: chain.name, chain_id: chain.chainId, from, to: req.to, nonce, tx_type: unsigned.type,
+        tx_hash: txHash, value_wei: req.valueWei.toString(), status: row.status, actor: a.actor,
       });
       return row;
     });
-    return req.nonce === undefined ? this.senders.run(chain.chainId, from, signInTransaction) : signInTransaction();
+    return at === null ? work() : this.senders.run(chain.chainId, from, work);
   }
 
   /** A transaction the sender cannot pay for would only be refused by the node: say so now, before signing. */
-  private async checkFunds(chain: EvmChain, from: `0x${string}`, valueWei: bigint, gasLimit: bigint, fees: ChainFacts['fees']): Promise<void> {
+  private async checkFunds(chain: EvmChain, from: Address, valueWei: bigint, gasLimit: bigint, fees: ChainFacts['fees']): Promise<void> {
     const cost = valueWei + gasLimit * (fees.type === 'legacy' ? fees.gasPrice : fees.maxFeePerGas);
     const balance = await this.d.rpc.balance(chain.chainId, from);
     if (balance < cost) {
@@ -203,11 +214,10 @@ export class TransactionCommands {
   }
 }
 
-/** A repeated Idempotency-Key: the stored transaction, unless it is another request or still signing. */
+/** A repeated Idempotency-Key: the stored transaction, unless the key was used for another request. */
 function replay(prior: TransactionRow, digest: string): TransactionRow {
   if (prior.request_digest !== digest) {
     throw new Problem(422, 'Idempotency-Key: this key was used for a different transaction in the last 24 hours; use a new key', { type: 'idempotency_key_reused' });
   }
-  if (prior.status === 'pending') throw conflict('Idempotency-Key: the transaction with this key is still being signed; retry shortly');
   return prior;
 }

@@ -2,7 +2,6 @@
 // broadcast activities and the sweeper need. Status moves only through guarded UPDATEs
 // (`… WHERE status = 'signed'`), so a repeated activity or a second sweeper changes nothing twice.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 
 export type TransactionStatus = 'pending' | 'signed' | 'sign_only' | 'broadcast' | 'confirmed' | 'failed' | 'simulation_failed';
 
@@ -40,24 +39,18 @@ const dec = (v: bigint | null | undefined) => (v === null || v === undefined ? n
 
 export type NewTransaction = {
   id: string; orgId: string; agentId: string; chain: string; chainId: number; to: string; valueWei: bigint; data: string | null;
-  status: 'pending' | 'simulation_failed'; idempotencyKey: string | null; requestDigest: string | null; simulationId: string | null; simulationStatus: string | null;
+  status: 'simulation_failed'; idempotencyKey: string | null; requestDigest: string | null; simulationId: string | null; simulationStatus: string | null;
   errorMessage: string | null; createdBy: string;
 };
 
-/** Inserts the row; false when the agent's idempotency key is already taken (the caller replays). */
-export async function insertTransaction(tx: EntityManager, t: NewTransaction): Promise<boolean> {
-  try {
-    await tx.execute(
-      `INSERT INTO agent_transactions (id, org_id, agent_id, chain, chain_id, to_address, value_wei, data, status, idempotency_key,
-         request_digest, simulation_id, simulation_status, error_message, created_by)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [t.id, t.orgId, t.agentId, t.chain, t.chainId, t.to, t.valueWei.toString(), t.data, t.status, t.idempotencyKey, t.requestDigest,
-        t.simulationId, t.simulationStatus, t.errorMessage, t.createdBy]);
-    return true;
-  } catch (e) {
-    if (e instanceof UniqueConstraintViolationException) return false;
-    throw e;
-  }
+/** The row of a transaction that was never signed (its simulation did not succeed). */
+export async function insertTransaction(em: EntityManager, t: NewTransaction): Promise<void> {
+  await em.execute(
+    `INSERT INTO agent_transactions (id, org_id, agent_id, chain, chain_id, to_address, value_wei, data, status, idempotency_key,
+       request_digest, simulation_id, simulation_status, error_message, created_by)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [t.id, t.orgId, t.agentId, t.chain, t.chainId, t.to, t.valueWei.toString(), t.data, t.status, t.idempotencyKey, t.requestDigest,
+      t.simulationId, t.simulationStatus, t.errorMessage, t.createdBy]);
 }
 
 /** Frees an idempotency key older than 24 hours, so it may name a new transaction. */
@@ -91,10 +84,6 @@ export async function listTransactions(em: EntityManager, orgId: string, agentId
   return rows.map(toRow);
 }
 
-export async function setReservedDay(tx: EntityManager, id: string, day: string): Promise<void> {
-  await tx.execute('UPDATE agent_transactions SET reserved_day = ?::date WHERE id = ?', [day, id]);
-}
-
 /**
  * Ends a transaction without effect and hands back what it had reserved (null when it held
  * nothing, or had already ended): the caller releases that spend in the same transaction.
@@ -110,20 +99,34 @@ export async function endWithoutEffect(tx: EntityManager, id: string, from: Tran
   return rows[0].day ? { agentId: rows[0].agent_id, day: rows[0].day, valueWei: BigInt(rows[0].value_wei) } : null;
 }
 
-export type SignedFields = {
-  from: string; nonce: number; txType: number; gasLimit: bigint; gasPrice: bigint | null; maxFeePerGas: bigint | null;
-  maxPriorityFeePerGas: bigint | null; signedTx: string; txHash: string; status: 'signed' | 'sign_only';
+export type SignedTransaction = {
+  id: string; orgId: string; agentId: string; chain: string; chainId: number; to: string; valueWei: bigint; data: string | null;
+  idempotencyKey: string | null; requestDigest: string; simulationId: string | null; simulationStatus: string | null;
+  createdBy: string; reservedDay: string; status: 'signed' | 'sign_only'; from: string; nonce: number; txType: number;
+  gasLimit: bigint; gasPrice: bigint | null; maxFeePerGas: bigint | null; maxPriorityFeePerGas: bigint | null; signedTx: string; txHash: string;
 };
 
-/** pending → signed (or sign_only): the one signature of this transaction and what it signed. */
-export async function markSigned(tx: EntityManager, id: string, s: SignedFields): Promise<TransactionRow | null> {
+/** The one row of a signed transaction, written with its bytes in the transaction that signed it. */
+export async function insertSignedTransaction(tx: EntityManager, t: SignedTransaction): Promise<TransactionRow> {
   const rows = await tx.execute<Raw[]>(
-    `UPDATE agent_transactions SET status = ?, from_address = ?, nonce = ?, tx_type = ?, gas_limit = ?, gas_price = ?, max_fee_per_gas = ?,
-       max_priority_fee_per_gas = ?, signed_tx = ?, tx_hash = ?, signed_at = now(), updated_at = now()
-     WHERE id = ? AND status = 'pending' RETURNING ${COLUMNS}`,
-    [s.status, s.from, s.nonce, s.txType, dec(s.gasLimit), dec(s.gasPrice), dec(s.maxFeePerGas), dec(s.maxPriorityFeePerGas),
-      s.signedTx, s.txHash, id]);
-  return rows[0] ? toRow(rows[0]) : null;
+    `INSERT INTO agent_transactions (id, org_id, agent_id, chain, chain_id, to_address, value_wei, data, status, idempotency_key,
+       request_digest, simulation_id, simulation_status, created_by, reserved_day, from_address, nonce, tx_type, gas_limit, gas_price,
+       max_fee_per_gas, max_priority_fee_per_gas, signed_tx, tx_hash, signed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::date, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())
+     RETURNING ${COLUMNS}`,
+    [t.id, t.orgId, t.agentId, t.chain, t.chainId, t.to, t.valueWei.toString(), t.data, t.status, t.idempotencyKey, t.requestDigest,
+      t.simulationId, t.simulationStatus, t.createdBy, t.reservedDay, t.from, t.nonce, t.txType, dec(t.gasLimit), dec(t.gasPrice),
+      dec(t.maxFeePerGas), dec(t.maxPriorityFeePerGas), t.signedTx, t.txHash]);
+  return toRow(rows[0]!);
+}
+
+/**
+ * The in-flight lock of an agent's Idempotency-Key, held to the end of the caller's transaction;
+ * false at once when another request holds it (that request answers, this one is a 409).
+ */
+export async function lockIdempotencyKey(tx: EntityManager, agentId: string, key: string): Promise<boolean> {
+  const rows = await tx.execute<{ locked: boolean }[]>('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 1)) AS locked', [`tx-idempotency:${agentId}:${key}`]);
+  return rows[0]!.locked;
 }
 
 /** The highest nonce of the sender's transactions the node may not count yet (signed, or broadcast and unmined). */
@@ -155,19 +158,11 @@ export async function markMined(tx: EntityManager, id: string, r: { success: boo
   return rows.length > 0;
 }
 
-/** A request signs well within this; a pending row older than it was left by a crash. */
-const PENDING_HORIZON_SECONDS = 120;
-
-/**
- * Rows a crash may have left behind, for the sweeper: pending ones (never signed; to be ended) and
- * signed or broadcast ones quiet for `olderThanSeconds` (their workflow to be started, a no-op if running).
- */
-export async function openTransactionsOlderThan(em: EntityManager, olderThanSeconds: number): Promise<{ id: string; org_id: string; agent_id: string; status: TransactionStatus }[]> {
-  return em.execute<{ id: string; org_id: string; agent_id: string; status: TransactionStatus }[]>(
-    `SELECT id, org_id, agent_id, status FROM agent_transactions
-     WHERE (status = 'pending' AND updated_at < now() - make_interval(secs => ?))
-        OR (status IN ('signed', 'broadcast') AND updated_at < now() - make_interval(secs => ?))
-     ORDER BY updated_at LIMIT 100`, [Math.max(olderThanSeconds, PENDING_HORIZON_SECONDS), olderThanSeconds]);
+/** Signed or broadcast rows quiet for `olderThanSeconds`, for the sweeper: their workflow is started (a no-op if running). */
+export async function openTransactionsOlderThan(em: EntityManager, olderThanSeconds: number): Promise<{ id: string; org_id: string; agent_id: string }[]> {
+  return em.execute<{ id: string; org_id: string; agent_id: string }[]>(
+    `SELECT id, org_id, agent_id FROM agent_transactions
+     WHERE status IN ('signed', 'broadcast') AND updated_at < now() - make_interval(secs => ?) ORDER BY updated_at LIMIT 100`, [olderThanSeconds]);
 }
 
 /** signed or broadcast → failed, without giving back the reservation: it may yet be mined. */
