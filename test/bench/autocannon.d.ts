@@ -18,6 +18,8 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Requests each connection sends in turn (path, method, headers, body override the defaults). */
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
     connections?: number;
     /** Seconds. */
     duration?: number;

@@ -6,7 +6,8 @@
 //   BENCH_ONLY=secret           only scenarios whose name contains this text (the baseline always runs);
 //                               BENCH_ONLY=webhook runs only the webhook section (test/bench/webhooks.ts),
 //                               BENCH_ONLY=automation only the automation section (test/bench/automations.ts),
-//                               BENCH_ONLY=rotation only the key rotation section (test/bench/key-rotation.ts)
+//                               BENCH_ONLY=rotation only the key rotation section (test/bench/key-rotation.ts),
+//                               BENCH_ONLY=signing only the Intents API signing section (test/bench/signing.ts)
 //   BENCH_DATABASE_URL=postgres://…  with BENCH_URL: the service's database (the automation section reads run rows)
 // Exits 1 when a run has more than 1% failed requests (non-2xx or connection errors).
 import autocannon from 'autocannon';
@@ -21,6 +22,7 @@ import { freePort } from '../../db/free-port.ts';
 import { benchWebhooks } from './webhooks.ts';
 import { benchAutomations } from './automations.ts';
 import { benchKeyRotation } from './key-rotation.ts';
+import { benchSigning } from './signing.ts';
 
 /** One kind of request to measure; add entries to `scenarios()` below. */
 type Scenario = {
@@ -40,7 +42,7 @@ const ONLY = process.env.BENCH_ONLY;
 const MAX_FAILURE_RATE = 0.01;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 /** BENCH_ONLY values that select one section (and skip the request scenarios). */
-const SECTIONS = ['webhook', 'automation', 'rotation'];
+const SECTIONS = ['webhook', 'automation', 'rotation', 'signing'];
 const runsSection = (name: string) => !ONLY || ONLY === name;
 
 function scenarios(c: Credentials): Scenario[] {
@@ -214,6 +216,7 @@ async function main(): Promise<number> {
     if (runsSection('webhook')) console.log(`\n${await benchWebhooks(server.baseUrl, credentials.jwt, credentials.vaultId, log)}`);
     if (runsSection('automation')) console.log(`\n${await benchAutomations(server.baseUrl, server.databaseUrl, log)}`);
     if (runsSection('rotation')) console.log(`\n${await benchKeyRotation(server.baseUrl, server.databaseUrl, log)}`);
+    if (runsSection('signing')) console.log(`\n${await benchSigning(server.baseUrl, server.databaseUrl, log)}`);
     const failed = rows.filter((r) => r.failureRate > MAX_FAILURE_RATE);
     for (const { scenario, connections, result: r, failureRate: rate } of failed) {
       const codes = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(', ');
