@@ -2,8 +2,8 @@
 // listTransactions, getTransaction, simulateTransaction, simulateBundle). The agent itself (token
 // with the intents_api_enabled claim) or an owner or admin of its organization, while the agent's
 // Intents API is on; the rules are the domain's (domain/transactions/).
-import { route, type AppContext } from '../../route.ts';
-import { badRequest } from '../../../domain/errors.ts';
+import { route } from '../../route.ts';
+import { idempotencyKeyOf } from '../../input/idempotency-key.ts';
 import { MAX_IDEMPOTENCY_KEY } from '../../../domain/transactions/transaction-commands.ts';
 import {
   SignedTransactionSchema, SimulationBundleSchema, SimulationSchema, TransactionListSchema, TransactionSchema,
@@ -12,13 +12,6 @@ import {
 import {
   agentParams, getTransactionQuery, listTransactionsQuery, simulateBody, simulateBundleBody, submitTransactionBody, transactionParams,
 } from './transaction-schema.ts';
-
-const idempotencyKeyOf = (ctx: AppContext): string | null => {
-  const key = ctx.get('idempotency-key');
-  if (!key) return null;
-  if (key.length > MAX_IDEMPOTENCY_KEY) throw badRequest(`Idempotency-Key: must be at most ${MAX_IDEMPOTENCY_KEY} characters`);
-  return key;
-};
 
 const WHO = "No intents_api_enabled claim or the agent's Intents API is off; another agent; a member";
 
@@ -39,7 +32,7 @@ export const transactionRoutes = [
       503: "The chain's node cannot be reached, or the chain has no rpc_url",
     },
     handler: async ({ ctx, params, body, action, services: s }) => {
-      const r = await s.transactions.submit(action, params.agent_id, body, idempotencyKeyOf(ctx), 'submit');
+      const r = await s.transactions.submit(action, params.agent_id, body, idempotencyKeyOf(ctx, MAX_IDEMPOTENCY_KEY), 'submit');
       if (r.replayed) ctx.state.successStatus = 200;
       return presentTransaction(r.tx, true);
     },
@@ -55,7 +48,7 @@ export const transactionRoutes = [
       503: "The chain's node cannot be reached (to fill in the nonce, gas or fees)",
     },
     handler: async ({ ctx, params, body, action, services: s }) =>
-      presentSignedTransaction((await s.transactions.submit(action, params.agent_id, body, idempotencyKeyOf(ctx), 'sign_only')).tx),
+      presentSignedTransaction((await s.transactions.submit(action, params.agent_id, body, idempotencyKeyOf(ctx, MAX_IDEMPOTENCY_KEY), 'sign_only')).tx),
   }),
   route({
     method: 'GET', path: '/v1/agents/:agent_id/transactions', tag: 'Transactions', auth: 'principal',

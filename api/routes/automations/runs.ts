@@ -1,19 +1,14 @@
 // Runs of an automation (§4.16): the manual and the public webhook triggers (both path forms of
 // the reference), the run list and detail, and cancel (human-only, §3).
 import { route, type AppContext } from '../../route.ts';
-import { badRequest } from '../../../domain/errors.ts';
+import { idempotencyKeyOf } from '../../input/idempotency-key.ts';
 import { automationParams, manualTriggerBody, runParams, runsQuery, webhookTriggerBody, webhookTriggerParams, IDEMPOTENCY_KEY_MAX } from './run-schema.ts';
 import {
   AutomationRunSchema, AutomationRunListSchema, AutomationRunTriggeredSchema, presentRun, presentRunList, presentRunTriggered,
 } from '../../presenters/automation-runs.ts';
 
 /** `Idempotency-Key`, or a Standard Webhooks sender's `webhook-id`: one trigger occurrence, one run. */
-function occurrenceKey(ctx: AppContext, alsoWebhookId: boolean): string | null {
-  const key = ctx.get('idempotency-key') || (alsoWebhookId ? ctx.get('webhook-id') : '');
-  if (!key) return null;
-  if (key.length > IDEMPOTENCY_KEY_MAX) throw badRequest(`Idempotency-Key: must be at most ${IDEMPOTENCY_KEY_MAX} characters`);
-  return key;
-}
+const occurrenceKey = (ctx: AppContext, alsoWebhookId: boolean) => idempotencyKeyOf(ctx, IDEMPOTENCY_KEY_MAX, alsoWebhookId);
 
 const webhookTrigger = (path: string, summary: string) => route({
   method: 'POST', path, tag: 'Automations', auth: 'public', summary,
