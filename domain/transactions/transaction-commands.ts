@@ -88,7 +88,7 @@ export class TransactionCommands {
       if (prior) return { tx: replay(prior, digest), replayed: true };
     }
     checkStaticGuardrails(agent, chain.name, req.to, req.valueWei);
-    const simulation = req.simulateFirst ? await withChainProblems(() => this.simulateFirst(agent, chain, from, req)) : null;
+    const simulation = req.simulateFirst ? await withChainProblems(() => this.simulateFirst(agent, chain, from, req, subjectOf(principal))) : null;
 
     const id = randomUUID();
     let signed: TransactionRow | 'replay';
@@ -131,7 +131,7 @@ export class TransactionCommands {
   }
 
   /** A simulation that does not succeed: the row records it, and the caller gets a 422. */
-  private async simulateFirst(agent: AgentRow, chain: EvmChain, from: Address, req: TransactionRequest): Promise<StoredSimulation> {
+  private async simulateFirst(agent: AgentRow, chain: EvmChain, from: Address, req: TransactionRequest, actor: string): Promise<StoredSimulation> {
     const sim = await this.d.simulations.run(agent, chain, { chainId: chain.chainId, from, to: req.to, value: req.valueWei, data: req.data, gasLimit: req.gasLimit });
     if (sim.status === 'success') return sim;
     const id = randomUUID();
@@ -139,7 +139,7 @@ export class TransactionCommands {
     await insertTransaction(this.d.db(), {
       id, orgId: agent.org_id, agentId: agent.id, chain: chain.name, chainId: chain.chainId, to: req.to, valueWei: req.valueWei,
       data: req.data ?? null, status: 'simulation_failed', idempotencyKey: null, requestDigest: null, simulationId: sim.id,
-      simulationStatus: sim.status, errorMessage: why, createdBy: agent.id,
+      simulationStatus: sim.status, errorMessage: why, createdBy: actor,
     });
     throw new Problem(422, `Not signed: ${why}`, {
       type: 'simulation_reverted', title: 'Simulation Reverted',
