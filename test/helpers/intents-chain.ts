@@ -3,8 +3,7 @@
 // rpc_url, as a deployment points a chain at its own node. Plus what the transaction tests need
 // around it: an agent with the Intents API on, its key and funds, and contracts placed by code.
 import { randomBytes } from 'node:crypto';
-import { encodeAbiParameters, toFunctionSelector, type Address, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { Address } from 'viem';
 import { call, operatorAccount, type Account } from './api.ts';
 import { agentJwt, registerAgent, type Agent } from './agent-fixtures.ts';
 import { startEvmNode, type EvmNode } from './evm-node.ts';
@@ -34,21 +33,7 @@ export async function intentsAgent(owner: Account, chain: TestChain, fund: bigin
   return { ...agent, token: await agentJwt(agent), address: key.body.address };
 }
 
-export const newAddress = (): Address => privateKeyToAccount(generatePrivateKey()).address;
-
-/** Runtime code that always reverts with Error(reason). */
-export function revertingRuntime(reason: string): Hex {
-  const payload = `${toFunctionSelector('Error(string)')}${encodeAbiParameters([{ type: 'string' }], [reason]).slice(2)}` as Hex;
-  const len = ((payload.length - 2) / 2).toString(16).padStart(4, '0');
-  return `0x61${len}61000f60003961${len}6000fd${payload.slice(2)}`;
-}
-
-/** Places `runtime` at a fresh address (hardhat_setCode) and returns it. */
-export async function placeContract(node: EvmNode, runtime: Hex): Promise<Address> {
-  const address = newAddress();
-  await node.rpc('hardhat_setCode', [address, runtime]);
-  return address;
-}
+export { newAddress, placeContract } from './evm-contracts.ts';
 
 export const balanceOf = async (node: EvmNode, address: string): Promise<bigint> => BigInt(await node.rpc<string>('eth_getBalance', [address, 'latest']));
 export const nonceOf = async (node: EvmNode, address: string): Promise<number> => Number(await node.rpc<string>('eth_getTransactionCount', [address, 'latest']));

@@ -10,12 +10,12 @@ import { randomBytes } from 'node:crypto';
 import { call, closeDb } from '../helpers/api.ts';
 import { filesContaining, inParallel, regularFilesUnder, rnd } from '../helpers/vault-fixtures.ts';
 import { cmekRotationWorkflowId } from '../../domain/key-rotation/client.ts';
-import { makeDataDir, waitFor } from '../helpers/stack.ts';
+import { makeDataDir } from '../helpers/stack.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';
 import { activityRetries, historyText } from '../helpers/history-text.ts';
 import { createSoftHsmToken } from '../helpers/softhsm.ts';
 import { cmekDecrypt, cmekEncrypt, fingerprintOf } from '../helpers/cmek-client.ts';
-import { killWorkerMidJob } from '../helpers/rotation-crash.ts';
+import { completedByNewWorker, killWorkerMidJob } from '../helpers/rotation-crash.ts';
 
 const SECRETS = 50;
 const VERSIONS = 20;
@@ -83,13 +83,7 @@ test(`SIGKILL of the worker in the middle of a CMEK rotation of ${TOTAL} version
     expect(cmekDecrypt(newKey, r.body.value) ?? cmekDecrypt(oldKey, r.body.value)).toBe(plains.get(`crash/s0@${v}`));
   }
 
-  const worker = stack.startWorker();
-  const done = await waitFor('the rotation completed by the new worker', 240_000, async () => {
-    const r = await call('GET', `/v1/vaults/${vaultId}/cmek-rotate/${jobId}`, { base, token });
-    expect(r.status).toBe(200);
-    if (r.body.status === 'failed') throw new Error(`the job failed: ${r.body.error}`);
-    return r.body.status === 'completed' ? r.body : undefined;
-  }, () => worker.exitCode !== null);
+  const done = await completedByNewWorker(stack, `/v1/vaults/${vaultId}/cmek-rotate/${jobId}`, token);
   const tDone = Date.now();
   expect(done).toEqual(expect.objectContaining({ id: jobId, status: 'completed', total_secrets: TOTAL, processed: TOTAL }));
   expect(await split()).toEqual(new Map([[fingerprintOf(newKey), TOTAL]]));

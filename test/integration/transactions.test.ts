@@ -10,8 +10,9 @@ import { call, closeDb, db, eventually, joinAsMember, operatorAccount, signup, t
 import { agentJwt, patchAgent, registerAgent } from '../helpers/agent-fixtures.ts';
 import { isProblem } from '../helpers/vault-fixtures.ts';
 import {
-  balanceOf, intentsAgent, newAddress, nonceOf, placeContract, revertingRuntime, startTestChain, type IntentsAgent, type TestChain,
+  balanceOf, intentsAgent, newAddress, nonceOf, placeContract, startTestChain, type IntentsAgent, type TestChain,
 } from '../helpers/intents-chain.ts';
+import { errorString, revertingRuntime } from '../helpers/evm-contracts.ts';
 
 const txUrl = (agentId: string, rest = '') => `/v1/agents/${agentId}/transactions${rest}`;
 const submit = (token: string, agentId: string, body: unknown, headers: Record<string, string> = {}) =>
@@ -93,7 +94,7 @@ describe('a transfer, end to end', () => {
 describe('simulation', () => {
   test('simulate_first with a reverting call: 422 with the revert reason; nothing signed, nothing reserved, the nonce untouched', async () => {
     const a = await intentsAgent(owner, chain, parseEther('1'), { tx_daily_limit_eth: '5' });
-    const target = await placeContract(chain.node, revertingRuntime('nope: not today'));
+    const target = await placeContract(chain.node, revertingRuntime(errorString('nope: not today')));
     const r = await submit(a.token, a.id, { chain: chain.name, to: target, value: '0.1', data: '0x12345678', simulate_first: true });
     isProblem(r, 422, 'simulation_reverted');
     expect(r.body.revert_reason).toBe('nope: not today');
@@ -116,7 +117,7 @@ describe('simulation', () => {
     expect(one.body).toMatchObject({ status: 'success' });
     expect(one.body.gas_used).toBeGreaterThanOrEqual(21000);
     expect(one.body.balance_changes).toEqual(expect.arrayContaining([expect.objectContaining({ address: to, change: parseEther('1').toString() })]));
-    const target = await placeContract(chain.node, revertingRuntime('bundle says no'));
+    const target = await placeContract(chain.node, revertingRuntime(errorString('bundle says no')));
     const bundle = await call('POST', txUrl(a.id, '/simulate-bundle'), {
       token: a.token, body: { transactions: [{ chain: chain.name, to, value: '1.5' }, { chain: chain.name, to: target, value: '0', data: '0xaabbccdd' }] },
     });

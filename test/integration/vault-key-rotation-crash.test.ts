@@ -8,10 +8,9 @@ import path from 'node:path';
 import { call, closeDb, db } from '../helpers/api.ts';
 import { inParallel, rnd } from '../helpers/vault-fixtures.ts';
 import { vaultKeyRotationWorkflowId } from '../../domain/key-rotation/client.ts';
-import { waitFor } from '../helpers/stack.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';
 import { activityRetries } from '../helpers/history-text.ts';
-import { killWorkerMidJob } from '../helpers/rotation-crash.ts';
+import { completedByNewWorker, killWorkerMidJob } from '../helpers/rotation-crash.ts';
 
 const SECRETS = 50;
 const VERSIONS = 20;
@@ -70,13 +69,7 @@ test(`SIGKILL of the worker in the middle of a rotation of ${TOTAL} versions: a 
     expect({ status: r.status, value: r.body.value }).toEqual({ status: 200, value: values.get(`crash/s0@${v}`) });
   }
 
-  const worker = stack.startWorker();
-  const done = await waitFor('the rotation completed by the new worker', 240_000, async () => {
-    const r = await call('GET', `/v1/vaults/${vaultId}/rotate-key/${jobId}`, { base, token });
-    expect(r.status).toBe(200);
-    if (r.body.status === 'failed') throw new Error(`the job failed: ${r.body.error}`);
-    return r.body.status === 'completed' ? r.body : undefined;
-  }, () => worker.exitCode !== null);
+  const done = await completedByNewWorker(stack, `/v1/vaults/${vaultId}/rotate-key/${jobId}`, token);
   const tDone = Date.now();
   expect(done).toEqual(expect.objectContaining({ id: jobId, status: 'completed', total_secrets: TOTAL, processed: TOTAL }));
   expect(done.error).toBeUndefined();

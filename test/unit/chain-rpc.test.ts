@@ -4,12 +4,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { encodeAbiParameters, getContractAddress, parseEther, parseGwei, type Address, type Hex } from 'viem';
+import { getContractAddress, parseEther, parseGwei, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import {
   ChainRpc, ChainRpcError, ChainUnavailable, isAlreadyKnown, isPermanentRejection, type ChainEndpoint,
 } from '../../domain/chains/chain-rpc.ts';
 import { Problem } from '../../domain/errors.ts';
+import { errorString, initCode, revertingRuntime } from '../helpers/evm-contracts.ts';
 import { startEvmNode, type EvmNode } from '../helpers/evm-node.ts';
 
 const CHAIN_ID = 4343;
@@ -17,20 +18,6 @@ const SECRET_PATH = '/v2/provider-key-0123456789abcdef';
 let node: EvmNode;
 let rpc: ChainRpc;
 let funded: PrivateKeyAccount;
-
-/** Init code that deploys `runtime` as is (CODECOPY the tail, RETURN it). */
-function initCode(runtime: Hex): Hex {
-  const len = ((runtime.length - 2) / 2).toString(16).padStart(4, '0');
-  return `0x61${len}600e60003961${len}6000f3${runtime.slice(2)}`;
-}
-
-/** Runtime code that always reverts with `payload` (copied from its own tail). */
-function revertingRuntime(payload: Hex): Hex {
-  const len = ((payload.length - 2) / 2).toString(16).padStart(4, '0');
-  return `0x61${len}61000f60003961${len}6000fd${payload.slice(2)}`;
-}
-
-const errorString = (s: string): Hex => `0x08c379a0${encodeAbiParameters([{ type: 'string' }], [s]).slice(2)}`;
 
 async function eip1559(account: PrivateKeyAccount, tx: { to?: Address; value?: bigint; data?: Hex; gas: bigint; nonce?: number }): Promise<Hex> {
   const fees = await rpc.fees(CHAIN_ID);

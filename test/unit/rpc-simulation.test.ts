@@ -5,11 +5,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeAbiParameters, parseEther, toFunctionSelector, type Address, type Hex } from 'viem';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ChainRpc, ChainUnavailable, type Fees } from '../../domain/chains/chain-rpc.ts';
 import { expectedGasPrice } from '../../domain/transactions/simulation/outcomes.ts';
 import { RpcSimulationProvider } from '../../domain/transactions/simulation/rpc-simulation.ts';
 import type { SimulationRequest } from '../../domain/transactions/simulation/simulation-provider.ts';
+import { newAddress, placeContract, revertingRuntime } from '../helpers/evm-contracts.ts';
 import { startEvmNode, type EvmNode } from '../helpers/evm-node.ts';
 
 const CHAIN_ID = 4444;
@@ -21,25 +21,14 @@ let alice: Address;
 const rpcFor = (url: string) => new ChainRpc({
   db: () => { throw new Error('no database in unit tests'); }, rpcOverrides: new Map(), resolveUrl: async () => ({ name: 'sim-chain', url }),
 });
-const newAddress = (): Address => privateKeyToAccount(generatePrivateKey()).address;
 const tx = (from: Address, to: Address, value: bigint, data?: Hex): SimulationRequest => ({ chainId: CHAIN_ID, from, to, value, data });
 const abi = (type: string, v: unknown) => encodeAbiParameters([{ type }], [v]).slice(2);
 
-/** Runtime code that always reverts with `payload`. */
-function revertingRuntime(payload: Hex): Hex {
-  const len = ((payload.length - 2) / 2).toString(16).padStart(4, '0');
-  return `0x61${len}61000f60003961${len}6000fd${payload.slice(2)}`;
-}
 /** Runtime code that forwards the value it receives to `sink`. */
 const forwarderRuntime = (sink: Address): Hex => `0x60006000600060003473${sink.slice(2).toLowerCase()}5af15000`;
 /** No calldata: sets slot 0 to 1. Any calldata: reverts unless slot 0 is set. */
 const SET_THEN_CHECK: Hex = '0x361560125760005460105760006000fd5b005b600160005500';
 
-async function contract(runtime: Hex): Promise<Address> {
-  const address = newAddress();
-  await node.rpc('hardhat_setCode', [address, runtime]);
-  return address;
-}
 
 beforeAll(async () => {
   node = await startEvmNode({ chainId: CHAIN_ID });
@@ -69,7 +58,7 @@ describe('one transaction', () => {
 
   test('value a contract forwards shows as a balance change of the final recipient (prestate trace)', async () => {
     const sink = newAddress();
-    const forwarder = await contract(forwarderRuntime(sink));
+    const forwarder = await placeContract(node, forwarderRuntime(sink));
     const r = await sim.simulate(tx(alice, forwarder, parseEther('0.3')), 'ETH');
     expect(r.status).toBe('success');
     const byAddress = Object.fromEntries(r.balanceChanges.map((c) => [c.address, c.change]));
@@ -84,7 +73,7 @@ describe('one transaction', () => {
     ['a custom error', `${toFunctionSelector('Nope(uint256)')}${abi('uint256', 42n)}`, `custom error ${toFunctionSelector('Nope(uint256)')}`],
     ['no data', '0x', null],
   ])('a revert with %s is decoded', async (_name, payload, reason) => {
-    const target = await contract(revertingRuntime(payload as Hex));
+    const target = await placeContract(node, revertingRuntime(payload as Hex));
     const r = await sim.simulate(tx(alice, target, 0n), 'ETH');
     expect(r).toMatchObject({ status: 'reverted', revertReason: reason, errorCode: 'execution_reverted', gasUsed: null, balanceChanges: [] });
     expect(r.revertData).toBe(payload === '0x' ? null : payload);
@@ -122,7 +111,7 @@ describe('bundles on EDR (no eth_simulateV1: call by call, effects carried as st
   });
 
   test('tx 2 reads the contract storage tx 1 wrote (carried from the prestate diff)', async () => {
-    const c = await contract(SET_THEN_CHECK);
+    const c = await placeContract(node, SET_THEN_CHECK);
     expect((await sim.simulate(tx(alice, c, 0n, '0x01'), 'ETH')).status).toBe('reverted');
     const results = await sim.simulateBundle([tx(alice, c, 0n), tx(alice, c, 0n, '0x01')], 'ETH');
     expect(results.map((r) => r.status)).toEqual(['success', 'success']);
@@ -130,14 +119,14 @@ describe('bundles on EDR (no eth_simulateV1: call by call, effects carried as st
 
   test('effects that cannot be carried, or a failing transaction, end the bundle as not simulated', async () => {
     const bob = newAddress();
-    const c = await contract(SET_THEN_CHECK);
+    const c = await placeContract(node, SET_THEN_CHECK);
     // tx 2 is a contract call on carried state: EDR's trace ignores overrides, so its effects are unknown.
     const uncarried = await sim.simulateBundle([tx(alice, bob, parseEther('1')), tx(bob, c, 0n), tx(bob, c, 0n, '0x01')], 'ETH');
     expect(uncarried.map((r) => r.status)).toEqual(['success', 'success', 'error']);
     expect(uncarried[2]).toMatchObject({ errorCode: 'not_simulated', gasUsed: null, balanceChanges: [] });
     expect(uncarried[2]!.errorHumanReadable).toMatch(/^Not simulated: .*eth_simulateV1/);
 
-    const reverter = await contract(revertingRuntime('0x'));
+    const reverter = await placeContract(node, revertingRuntime('0x'));
     const afterRevert = await sim.simulateBundle([tx(alice, reverter, 0n), tx(alice, bob, 1n)], 'ETH');
     expect(afterRevert.map((r) => [r.status, r.errorCode])).toEqual([['reverted', 'execution_reverted'], ['error', 'not_simulated']]);
   });
