@@ -12,6 +12,8 @@ import { pipelinedClient } from './pipelined-client.ts';
 export type HotReads = {
   /** One row of a named (prepared) statement. */
   one<T extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T | undefined>;
+  /** All rows of a named (prepared) statement. */
+  all<T extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]>;
   /**
    * All rows of a named statement sent on one pipelined connection: statements issued one after
    * another run in that order, without waiting for each other's round trips.
@@ -36,6 +38,9 @@ export function hotReads(databaseUrl: string, max = 10, applicationName = 'ocv')
       const r = await pool.query<T>({ name, text, values });
       return r.rows[0] as T | undefined;
     },
+    async all<T extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]> {
+      return (await pool.query<T>({ name, text, values })).rows;
+    },
     inOrder: (name, text, values) => ordered.many(name, text, values),
     async rows<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<T[]> {
       return (await pool.query<T>(text, values)).rows;
@@ -43,3 +48,17 @@ export function hotReads(databaseUrl: string, max = 10, applicationName = 'ocv')
     close: async () => { await ordered.close(); await pool.end(); },
   };
 }
+
+/** `text` with its `?` placeholders (MikroORM's style) numbered `$1, $2 …` for node-pg. No `?` operators allowed. */
+export function positional(text: string): string {
+  let numbered = numberedTexts.get(text);
+  if (numbered === undefined) {
+    let n = 0;
+    numbered = text.replace(/\?/g, () => `$${++n}`);
+    numberedTexts.set(text, numbered);
+  }
+  return numbered;
+}
+
+/** Statement texts are constants of the code: a handful, kept once converted. */
+const numberedTexts = new Map<string, string>();

@@ -11,7 +11,7 @@ import type { AgentRow } from '../agents/agent-repository.ts';
 import { requireManager } from '../org/roles.ts';
 import { forbidden, invalidField } from '../errors.ts';
 import { classifyChain } from '../signing-keys/signing-chains.ts';
-import { parseChainIdentifier } from '../chains/chain-fields.ts';
+import { parseChainIdentifier, type ChainKey } from '../chains/chain-fields.ts';
 import { findChain } from '../chains/chain-repository.ts';
 
 export const HOW_TO_ENABLE = 'an owner or admin turns it on with PATCH /v1/agents/{agent_id}';
@@ -33,16 +33,26 @@ export async function authorizeIntents(em: EntityManager, principal: Principal, 
   if (!agent.intents_api_enabled) throw forbidden(`intents_api_enabled: the agent's Intents API is off (${HOW_TO_ENABLE})`);
 }
 
+/** A chain row as far as the Intents API needs it. */
+export type ChainFacts = { name: string; chain_id: number | string; native_currency: string; is_enabled: boolean };
+
+/** The chains-table key `raw` may name (null when it cannot name one), for a lookup done elsewhere. */
+export const chainKeyOf = (raw: string | number): ChainKey | null => parseChainIdentifier(String(raw));
+
 /**
  * The enabled EVM chain `raw` names (its name, or its chain_id as a number, decimal or 0x-hex
- * text), or a 400 naming `chain`: unknown, disabled, or one of the spec's later chains.
+ * text) given the row its key found, or a 400 naming `chain`: unknown, disabled, or one of the
+ * spec's later chains.
  */
-export async function resolveEvmChain(em: EntityManager, raw: string | number): Promise<EvmChain> {
+export function evmChainOf(raw: string | number, row: ChainFacts | null): EvmChain {
   const verdict = classifyChain(raw);
   if (verdict && !verdict.ok) throw invalidField('chain', verdict.message);
-  const key = parseChainIdentifier(String(raw));
-  const row = key ? await findChain(em, key) : null;
   if (!row?.is_enabled) throw invalidField('chain', 'must be an EVM chain this service knows, by name or chain_id (see GET /v1/chains)');
-  return { name: row.name, chainId: row.chain_id, nativeCurrency: row.native_currency };
+  return { name: row.name, chainId: Number(row.chain_id), nativeCurrency: row.native_currency };
 }
 
+/** evmChainOf with the chains table read here. */
+export async function resolveEvmChain(em: EntityManager, raw: string | number): Promise<EvmChain> {
+  const key = chainKeyOf(raw);
+  return evmChainOf(raw, key ? await findChain(em, key) : null);
+}

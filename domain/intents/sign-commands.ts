@@ -18,9 +18,9 @@ import { callerOf, subjectOf } from '../auth/principal.ts';
 import type { AgentRow } from '../agents/agent-repository.ts';
 import type { HotReads } from '../../db/hot-reads.ts';
 import { signingAgent } from './signing-agent.ts';
-import { emitEvent } from '../events/outbox.ts';
+import { emitEventAlone } from '../events/outbox.ts';
 import { forbidden } from '../errors.ts';
-import { HOW_TO_ENABLE, authorizeIntents, resolveEvmChain } from './intents-access.ts';
+import { HOW_TO_ENABLE, authorizeIntents, chainKeyOf, evmChainOf } from './intents-access.ts';
 import { checkSigningKeyPath } from '../transactions/sender.ts';
 import { digestBytes, prepareIntent, signedIntent, type PreparedIntent, type SignIntentInput, type SignedIntent } from './sign-intents.ts';
 
@@ -41,22 +41,23 @@ export class SignCommands {
   async sign(ctx: ActionContext, agentId: string, input: SignIntentInput): Promise<SignResult> {
     const principal = callerOf(ctx);
     const em = this.d.db();
-    const { agent, key: keyRow } = await signingAgent(this.d.hot, principal.orgId, agentId);
+    const { agent, key: keyRow, chain: chainRow } = await signingAgent(this.d.hot, principal.orgId, agentId, chainKeyOf(input.chain));
     await authorizeIntents(em, principal, agent);
     allowIntent(agent, input);
     checkSigningKeyPath(agent.id, input.signing_key_path);
-    const chain = await resolveEvmChain(em, input.chain);
+    const chain = evmChainOf(input.chain, chainRow);
     const prepared = prepareIntent(input, chain.chainId);
     const sig = await this.d.signer.signWith(await this.d.signer.activeKey(agent, 'ethereum', keyRow), digestBytes(prepared.digest));
     const signed = signedIntent(prepared, sig);
     const result: SignResult = { ...signed, chain: chain.name, chainId: chain.chainId, from: sig.address };
-    if (prepared.kind === 'transaction') {
-      await emitEvent(em, principal.orgId, 'agent.transaction.signed', transactionFacts(agent.id, result, prepared, subjectOf(principal)));
-    }
-    await this.d.audit.record(ctx, 'agent.sign', {
-      resourceType: 'agent', resourceId: agent.id,
-      details: { ...auditFacts(result, prepared), key_id: sig.keyId, key_version: sig.keyVersion },
-    });
+    // The event and the audit record are independent writes: one round trip's wait, not two.
+    await Promise.all([
+      prepared.kind === 'transaction' ? emitEventAlone(this.d.hot, principal.orgId, 'agent.transaction.signed', transactionFacts(agent.id, result, prepared, subjectOf(principal))) : undefined,
+      this.d.audit.record(ctx, 'agent.sign', {
+        resourceType: 'agent', resourceId: agent.id,
+        details: { ...auditFacts(result, prepared), key_id: sig.keyId, key_version: sig.keyVersion },
+      }),
+    ]);
     return result;
   }
 }

@@ -7,7 +7,7 @@
 //   tx_daily_limit_eth   the most all of a UTC day's transactions may send together
 //   tx_max_per_day       how many transactions a UTC day may have
 // The two daily ones are counters: reserved with the transaction in ONE conditional statement
-// (reserveDailySpend), so parallel requests can never together pass a cap, and released when the
+// (recordSignedTransaction in transaction-repository.ts), so parallel requests can never together pass a cap, and released when the
 // transaction ends without effect (its signing failed, the node refused it).
 // Only the value sent counts towards the spend, not gas (which the chain decides).
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -41,25 +41,6 @@ export const dailyCapsOf = (agent: AgentRow): DailyCaps => ({
   maxCount: agent.tx_max_per_day,
 });
 
-/**
- * Adds `valueWei` and one transaction to the agent's counters of the current UTC day, in one
- * statement that refuses when either cap would be passed. Returns the day it counted on (to
- * release it later), or throws the 403 of the cap that refused.
- */
-export async function reserveDailySpend(tx: EntityManager, agentId: string, valueWei: bigint, caps: DailyCaps): Promise<string> {
-  const limit = caps.limitWei === null ? null : caps.limitWei.toString();
-  const rows = await tx.execute<{ day: string }[]>(
-    `INSERT INTO agent_tx_daily_usage AS u (agent_id, day, spent_wei, tx_count)
-     SELECT ?, (now() AT TIME ZONE 'UTC')::date, ?::numeric, 1
-     WHERE (?::numeric IS NULL OR ?::numeric <= ?::numeric) AND (?::int IS NULL OR ?::int >= 1)
-     ON CONFLICT (agent_id, day) DO UPDATE SET spent_wei = u.spent_wei + EXCLUDED.spent_wei, tx_count = u.tx_count + 1
-       WHERE (?::numeric IS NULL OR u.spent_wei + EXCLUDED.spent_wei <= ?::numeric) AND (?::int IS NULL OR u.tx_count + 1 <= ?::int)
-     RETURNING to_char(u.day, 'YYYY-MM-DD') AS day`,
-    [agentId, valueWei.toString(), limit, valueWei.toString(), limit, caps.maxCount, caps.maxCount, limit, limit, caps.maxCount, caps.maxCount]);
-  if (rows[0]) return rows[0].day;
-  throw await dailyRefusal(tx, agentId, valueWei, caps);
-}
-
 /** Gives back what a transaction had reserved on `day` (it ended without effect). */
 export async function releaseDailySpend(tx: EntityManager, agentId: string, day: string, valueWei: bigint): Promise<void> {
   await tx.execute(
@@ -67,8 +48,8 @@ export async function releaseDailySpend(tx: EntityManager, agentId: string, day:
     [valueWei.toString(), agentId, day]);
 }
 
-/** Which cap refused, with the day's figures, for the 403. */
-async function dailyRefusal(tx: EntityManager, agentId: string, valueWei: bigint, caps: DailyCaps): Promise<Problem> {
+/** Which cap refused (recordSignedTransaction wrote nothing), with the day's figures, for the 403. */
+export async function dailyRefusal(tx: EntityManager, agentId: string, valueWei: bigint, caps: DailyCaps): Promise<Problem> {
   const rows = await tx.execute<{ spent_wei: string; tx_count: number }[]>(
     "SELECT spent_wei, tx_count FROM agent_tx_daily_usage WHERE agent_id = ? AND day = (now() AT TIME ZONE 'UTC')::date", [agentId]);
   const spent = BigInt(rows[0]?.spent_wei ?? '0');

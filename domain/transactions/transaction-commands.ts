@@ -9,12 +9,12 @@
 //      row is kept as simulation_failed, nothing is signed or reserved;
 //   4. gas and fees from the chain where the request left them out, and for a submit whether the
 //      sender can pay (422 before signing);
-//   5. ONE database transaction: the key's in-flight lock (409 while another request with the same
-//      Idempotency-Key runs), the day's spend and count reserved in one conditional statement
-//      (403 naming the daily guardrail), the nonce (nonce.ts), the one signature, the row with its
-//      signed bytes and hash (status signed, or sign_only) and `agent.transaction.signed`. Anything
-//      failing rolls all of it back: nothing reserved, nothing recorded, nothing signed that
-//      anyone will see;
+//   5. the one signature and ONE statement that reserves the day's spend and count (403 naming the
+//      daily guardrail when a cap refuses), stores the row with its signed bytes and hash (status
+//      signed, or sign_only) and emits `agent.transaction.signed`; inside a database transaction
+//      when there is an Idempotency-Key's in-flight lock to hold (409 while another request with
+//      the same key runs) or a nonce to allocate (nonce.ts). Anything failing writes nothing:
+//      nothing reserved, nothing recorded, nothing signed that anyone will see;
 //   6. for a submit, the broadcast workflow `tx:<id>` (client.ts), which sends exactly those bytes.
 import { randomUUID } from 'node:crypto';
 import { formatEther, type Address } from 'viem';
@@ -29,19 +29,18 @@ import { callerOf, subjectOf } from '../auth/principal.ts';
 import { loadAgent, type AgentRow } from '../agents/agent-repository.ts';
 import type { HotReads } from '../../db/hot-reads.ts';
 import { signingAgent } from '../intents/signing-agent.ts';
-import { emitEvent } from '../events/outbox.ts';
 import { Problem, conflict, invalidField, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import { authorizeIntents, resolveEvmChain, type EvmChain } from '../intents/intents-access.ts';
+import { authorizeIntents, chainKeyOf, evmChainOf, type EvmChain } from '../intents/intents-access.ts';
 import { buildTransaction, signedTransaction } from '../intents/evm-transaction.ts';
 import { digestBytes } from '../intents/sign-intents.ts';
-import { checkStaticGuardrails, dailyCapsOf, reserveDailySpend } from './guardrails.ts';
+import { checkStaticGuardrails, dailyCapsOf, dailyRefusal } from './guardrails.ts';
 import { SenderQueue, allocateNonce } from './nonce.ts';
 import { chainProblem, withChainProblems } from './chain-problems.ts';
 import { checkSigningKeyPath } from './sender.ts';
 import {
-  findByIdempotencyKey, insertSignedTransaction, insertTransaction, listTransactions, loadTransaction, lockIdempotencyKey,
-  releaseStaleIdempotencyKey, type TransactionRow,
+  findByIdempotencyKey, inTransaction, insertTransaction, listTransactions, loadTransaction, lockIdempotencyKey, onHotPool,
+  recordSignedTransaction, releaseStaleIdempotencyKey, type StatementRunner, type TransactionRow,
 } from './transaction-repository.ts';
 import { requestDigest, requestedFees, transactionFields, withGasMargin, type ChainFacts, type TransactionRequest } from './transaction-request.ts';
 
@@ -62,6 +61,9 @@ type SignArgs = {
 };
 const LIST_LIMIT = 100;
 
+/** A signed transaction's bytes and the fields that went into them. */
+type SignedBytes = { nonce: number; gasLimit: bigint; fees: ChainFacts['fees']; txType: number; signedTx: string; txHash: string };
+
 export class TransactionCommands {
   private readonly d: TransactionDeps;
   private readonly senders = new SenderQueue();
@@ -73,9 +75,9 @@ export class TransactionCommands {
   async submit(ctx: ActionContext, agentId: string, req: TransactionRequest, idempotencyKey: string | null, mode: TransactionMode): Promise<TransactionOutcome> {
     const principal = callerOf(ctx);
     const em = this.d.db();
-    const { agent, key: keyRow } = await signingAgent(this.d.hot, principal.orgId, agentId);
+    const { agent, key: keyRow, chain: chainRow } = await signingAgent(this.d.hot, principal.orgId, agentId, chainKeyOf(req.chain));
     await authorizeIntents(em, principal, agent);
-    const chain = await resolveEvmChain(em, req.chain);
+    const chain = evmChainOf(req.chain, chainRow);
     if (req.chainIdCheck !== undefined && req.chainIdCheck !== chain.chainId) {
       throw invalidField('chain_id', `is ${req.chainIdCheck}, but chain ${chain.name} has chain_id ${chain.chainId}`);
     }
@@ -148,10 +150,13 @@ export class TransactionCommands {
   }
 
   /**
-   * Steps 4 and 5. Nothing inside the database transaction takes a second pooled connection (the
-   * key and the chain's endpoint are looked up before), so parallel requests cannot starve the
-   * pool. With a nonce to allocate, the requests of one sender queue (nonce.ts). 'replay' when
-   * another request stored this Idempotency-Key first.
+   * Steps 4 and 5. A request that numbered itself is signed first, outside any database work (a
+   * signature nobody stores is never seen); without an Idempotency-Key to lock it is then recorded
+   * by one statement on its own. Otherwise one database transaction holds the key's lock or the
+   * sender's nonce lock (the signature needs the allocated nonce). Nothing inside the transaction
+   * takes a second pooled connection (the key and the chain's endpoint are looked up before), so
+   * parallel requests cannot starve the pool. 'replay' when another request stored this
+   * Idempotency-Key first.
    */
   private async sign(a: SignArgs): Promise<TransactionRow | 'replay'> {
     const { agent, chain, key, req } = a;
@@ -159,7 +164,9 @@ export class TransactionCommands {
     const fees = requestedFees(req) ?? await this.chainFees(chain.chainId, req);
     const gasLimit = req.gasLimit ?? withGasMargin(await this.d.rpc.estimateGas(chain.chainId, { from, to: req.to, value: req.valueWei, data: req.data }), !!req.data && req.data !== '0x');
     if (a.mode === 'submit') await this.checkFunds(chain, from, req.valueWei, gasLimit, fees);
-    const at = req.nonce === undefined ? await this.d.rpc.endpointOf(chain.chainId) : null;
+    const presigned = req.nonce === undefined ? null : await this.signedBytes(a, req.nonce, gasLimit, fees);
+    if (presigned && a.idempotencyKey === null) return this.recorded(onHotPool(this.d.hot, 'tx-record-signed'), this.d.db(), a, presigned);
+    const at = presigned ? null : await this.d.rpc.endpointOf(chain.chainId);
     const work = () => this.d.db().transactional(async (tx): Promise<TransactionRow | 'replay'> => {
       if (a.idempotencyKey !== null) {
         if (!await lockIdempotencyKey(tx, agent.id, a.idempotencyKey)) {
@@ -168,28 +175,42 @@ export class TransactionCommands {
         if (await findByIdempotencyKey(tx, agent.id, a.idempotencyKey)) return 'replay';
         await releaseStaleIdempotencyKey(tx, agent.id, a.idempotencyKey);
       }
-      const day = await reserveDailySpend(tx, agent.id, req.valueWei, dailyCapsOf(agent));
-      const nonce = req.nonce ?? await allocateNonce(tx, this.d.rpc, at!, chain.chainId, from);
-      const unsigned = buildTransaction(transactionFields(req, { nonce, gasLimit, fees }), chain.chainId);
-      const sig = await this.d.signer.signWith(key, digestBytes(unsigned.digest));
-      const { signedTx, txHash } = signedTransaction(unsigned, sig);
-      const row = await insertSignedTransaction(tx, {
-        id: a.id, orgId: agent.org_id, agentId: agent.id, chain: chain.name, chainId: chain.chainId, to: req.to, valueWei: req.valueWei,
-        data: req.data ?? null, idempotencyKey: a.idempotencyKey, requestDigest: a.digest, simulationId: a.simulation?.id ?? null,
-        simulationStatus: a.simulation?.status ?? null, createdBy: a.actor, reservedDay: day,
-        status: a.mode === 'submit' ? 'signed' : 'sign_only', from, nonce, txType: unsigned.type, gasLimit,
-        gasPrice: fees.type === 'legacy' ? fees.gasPrice : null,
-        maxFeePerGas: fees.type === 'eip1559' ? fees.maxFeePerGas : null,
-        maxPriorityFeePerGas: fees.type === 'eip1559' ? fees.maxPriorityFeePerGas : null,
-        signedTx, txHash,
-      });
-      await emitEvent(tx, agent.org_id, 'agent.transaction.signed', {
-        agent_id: agent.id, transaction_id: a.id, chain: chain.name, chain_id: chain.chainId, from, to: req.to, nonce, tx_type: unsigned.type,
-        tx_hash: txHash, value_wei: req.valueWei.toString(), status: row.status, actor: a.actor,
-      });
-      return row;
+      const signed = presigned ?? await this.signedBytes(a, await allocateNonce(tx, this.d.rpc, at!, chain.chainId, from), gasLimit, fees);
+      return this.recorded(inTransaction(tx), tx, a, signed);
     });
     return at === null ? work() : this.senders.run(chain.chainId, from, work);
+  }
+
+  /** The transaction with `nonce`, signed once by the agent's key. */
+  private async signedBytes(a: SignArgs, nonce: number, gasLimit: bigint, fees: ChainFacts['fees']): Promise<SignedBytes> {
+    const unsigned = buildTransaction(transactionFields(a.req, { nonce, gasLimit, fees }), a.chain.chainId);
+    const sig = await this.d.signer.signWith(a.key, digestBytes(unsigned.digest));
+    return { nonce, gasLimit, fees, txType: unsigned.type, ...signedTransaction(unsigned, sig) };
+  }
+
+  /** The row, the day's counters and the event in one statement (`run`); the daily cap's 403 when it refuses. */
+  private async recorded(run: StatementRunner, em: EntityManager, a: SignArgs, s: SignedBytes): Promise<TransactionRow> {
+    const { agent, chain, req } = a;
+    const status = a.mode === 'submit' ? 'signed' : 'sign_only';
+    const from = a.key.address;
+    const caps = dailyCapsOf(agent);
+    const row = await recordSignedTransaction(run, {
+      id: a.id, orgId: agent.org_id, agentId: agent.id, chain: chain.name, chainId: chain.chainId, to: req.to, valueWei: req.valueWei,
+      data: req.data ?? null, idempotencyKey: a.idempotencyKey, requestDigest: a.digest, simulationId: a.simulation?.id ?? null,
+      simulationStatus: a.simulation?.status ?? null, createdBy: a.actor, status, from, nonce: s.nonce, txType: s.txType, gasLimit: s.gasLimit,
+      gasPrice: s.fees.type === 'legacy' ? s.fees.gasPrice : null,
+      maxFeePerGas: s.fees.type === 'eip1559' ? s.fees.maxFeePerGas : null,
+      maxPriorityFeePerGas: s.fees.type === 'eip1559' ? s.fees.maxPriorityFeePerGas : null,
+      signedTx: s.signedTx, txHash: s.txHash,
+    }, caps, {
+      id: randomUUID(),
+      payload: {
+        agent_id: agent.id, transaction_id: a.id, chain: chain.name, chain_id: chain.chainId, from, to: req.to, nonce: s.nonce, tx_type: s.txType,
+        tx_hash: s.txHash, value_wei: req.valueWei.toString(), status, actor: a.actor,
+      },
+    });
+    if (!row) throw await dailyRefusal(em, agent.id, req.valueWei, caps);
+    return row;
   }
 
   /** A transaction the sender cannot pay for would only be refused by the node: say so now, before signing. */

@@ -2,6 +2,7 @@
 // broadcast activities and the sweeper need. Status moves only through guarded UPDATEs
 // (`… WHERE status = 'signed'`), so a repeated activity or a second sweeper changes nothing twice.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { positional, type HotReads } from '../../db/hot-reads.ts';
 
 export type TransactionStatus = 'pending' | 'signed' | 'sign_only' | 'broadcast' | 'confirmed' | 'failed' | 'simulation_failed';
 
@@ -102,22 +103,55 @@ export async function endWithoutEffect(tx: EntityManager, id: string, from: Tran
 export type SignedTransaction = {
   id: string; orgId: string; agentId: string; chain: string; chainId: number; to: string; valueWei: bigint; data: string | null;
   idempotencyKey: string | null; requestDigest: string; simulationId: string | null; simulationStatus: string | null;
-  createdBy: string; reservedDay: string; status: 'signed' | 'sign_only'; from: string; nonce: number; txType: number;
+  createdBy: string; status: 'signed' | 'sign_only'; from: string; nonce: number; txType: number;
   gasLimit: bigint; gasPrice: bigint | null; maxFeePerGas: bigint | null; maxPriorityFeePerGas: bigint | null; signedTx: string; txHash: string;
 };
 
-/** The one row of a signed transaction, written with its bytes in the transaction that signed it. */
-export async function insertSignedTransaction(tx: EntityManager, t: SignedTransaction): Promise<TransactionRow> {
-  const rows = await tx.execute<Raw[]>(
-    `INSERT INTO agent_transactions (id, org_id, agent_id, chain, chain_id, to_address, value_wei, data, status, idempotency_key,
-       request_digest, simulation_id, simulation_status, created_by, reserved_day, from_address, nonce, tx_type, gas_limit, gas_price,
-       max_fee_per_gas, max_priority_fee_per_gas, signed_tx, tx_hash, signed_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::date, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())
-     RETURNING ${COLUMNS}`,
-    [t.id, t.orgId, t.agentId, t.chain, t.chainId, t.to, t.valueWei.toString(), t.data, t.status, t.idempotencyKey, t.requestDigest,
-      t.simulationId, t.simulationStatus, t.createdBy, t.reservedDay, t.from, t.nonce, t.txType, dec(t.gasLimit), dec(t.gasPrice),
-      dec(t.maxFeePerGas), dec(t.maxPriorityFeePerGas), t.signedTx, t.txHash]);
-  return toRow(rows[0]!);
+/** Runs one statement written with `?` placeholders: an EntityManager's transaction, or the hot pool. */
+export type StatementRunner = (text: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
+
+export const inTransaction = (tx: EntityManager): StatementRunner => (text, params) => tx.execute<Raw[]>(text, params);
+
+/** On its own (autocommit), as the prepared statement `name` of the hot pool. */
+export const onHotPool = (hot: HotReads, name: string): StatementRunner => (text, params) => hot.all<Raw>(name, positional(text), params);
+
+/**
+ * The daily counters reserved, the signed row and its `agent.transaction.signed` event, in ONE
+ * statement: either all three are written or none. The counters' conditional upsert refuses when
+ * a cap would be passed; then nothing is written and the answer is null (the caller names the cap).
+ * One statement also holds the counters' row lock only for its own run, not for a whole
+ * transaction's round trips, so one agent's parallel requests queue for microseconds.
+ */
+export async function recordSignedTransaction(run: StatementRunner, t: SignedTransaction, caps: { limitWei: bigint | null; maxCount: number | null },
+  event: { id: string; payload: Record<string, unknown> }): Promise<TransactionRow | null> {
+  const value = t.valueWei.toString();
+  const limit = caps.limitWei === null ? null : caps.limitWei.toString();
+  const rows = await run(
+    `WITH day AS (
+       INSERT INTO agent_tx_daily_usage AS u (agent_id, day, spent_wei, tx_count)
+       SELECT ?::uuid, (now() AT TIME ZONE 'UTC')::date, ?::numeric, 1
+       WHERE (?::numeric IS NULL OR ?::numeric <= ?::numeric) AND (?::int IS NULL OR ?::int >= 1)
+       ON CONFLICT (agent_id, day) DO UPDATE SET spent_wei = u.spent_wei + EXCLUDED.spent_wei, tx_count = u.tx_count + 1
+         WHERE (?::numeric IS NULL OR u.spent_wei + EXCLUDED.spent_wei <= ?::numeric) AND (?::int IS NULL OR u.tx_count + 1 <= ?::int)
+       RETURNING u.day
+     ), signed AS (
+       INSERT INTO agent_transactions (id, org_id, agent_id, chain, chain_id, to_address, value_wei, data, status, idempotency_key,
+         request_digest, simulation_id, simulation_status, created_by, reserved_day, from_address, nonce, tx_type, gas_limit, gas_price,
+         max_fee_per_gas, max_priority_fee_per_gas, signed_tx, tx_hash, signed_at)
+       SELECT ?::uuid, ?::uuid, ?::uuid, ?, ?::bigint, ?, ?::numeric, ?, ?, ?, ?, ?::uuid, ?, ?, day.day, ?, ?::bigint, ?::smallint, ?::numeric, ?::numeric,
+         ?::numeric, ?::numeric, ?, ?, now() FROM day
+       RETURNING ${COLUMNS}
+     ), event AS (
+       INSERT INTO event_outbox (id, org_id, event_type, payload)
+       SELECT ?::uuid, signed.org_id, 'agent.transaction.signed', ?::jsonb FROM signed
+     )
+     SELECT * FROM signed`,
+    [t.agentId, value, limit, value, limit, caps.maxCount, caps.maxCount, limit, limit, caps.maxCount, caps.maxCount,
+      t.id, t.orgId, t.agentId, t.chain, t.chainId, t.to, value, t.data, t.status, t.idempotencyKey, t.requestDigest,
+      t.simulationId, t.simulationStatus, t.createdBy, t.from, t.nonce, t.txType, dec(t.gasLimit), dec(t.gasPrice),
+      dec(t.maxFeePerGas), dec(t.maxPriorityFeePerGas), t.signedTx, t.txHash,
+      event.id, JSON.stringify(event.payload)]);
+  return rows[0] ? toRow(rows[0]) : null;
 }
 
 /**
