@@ -31,6 +31,7 @@ import type { RunCommands } from '../domain/automations/run-commands.ts';
 import type { PlatformOperators } from '../domain/auth/platform-operators.ts';
 import type { TemporalCodecCommands } from '../domain/temporal/codec-commands.ts';
 import type { AutomationCommands } from '../domain/automations/automation-commands.ts';
+import type { AssistCommands } from '../domain/automations/assist/assist-commands.ts';
 import type { ShareCommands } from '../domain/shares/share-commands.ts';
 import type { ShareOpener } from '../domain/shares/share-open.ts';
 import type { VaultKeyRotationCommands } from '../domain/key-rotation/vault-key-commands.ts';
@@ -41,6 +42,8 @@ import type { SigningKeyCommands } from '../domain/signing-keys/signing-key-comm
 import type { SignCommands } from '../domain/intents/sign-commands.ts';
 import type { TransactionCommands } from '../domain/transactions/transaction-commands.ts';
 import type { SimulationCommands } from '../domain/transactions/simulation-commands.ts';
+import type { BindingCommands } from '../domain/bindings/binding-commands.ts';
+import type { BindingExecutor } from '../domain/bindings/binding-executor.ts';
 
 export type ApiServices = {
   config: Config;
@@ -92,6 +95,8 @@ export type ApiServices = {
   temporalCodec: TemporalCodecCommands;
   /** Automations: CRUD, presets and webhook tokens (runs are `runs`). */
   automations: AutomationCommands;
+  /** The automation assistant: drafts from the default model provider, session tokens. */
+  assist: AssistCommands;
   /** Sharing a secret: create, lists, accept, decline, revoke. */
   shares: ShareCommands;
   /** Opening a share (the public route). */
@@ -110,5 +115,9 @@ export type ApiServices = {
   intents: SignCommands;
   transactions: TransactionCommands;
   simulations: SimulationCommands;
+  /** Execution bindings: CRUD, credential rotation, connectivity test, the execution list. */
+  bindings: BindingCommands;
+  /** POST /v1/agents/{id}/execute: an agent's request through a binding, credential added and redacted. */
+  bindingExecutor: BindingExecutor;
 
 };

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import path from 'node:path';
 import { parseCidr } from './net/ip.ts';
 import { chainNameProblem, endpointUrlProblem } from './chains/chain-fields.ts';
+import { AI_PROTOCOLS, DEFAULT_BASE_URLS, type AiProtocol } from './ai/protocols.ts';
+import { parsePriceOverrides, priceTable, type PriceTable } from './ai/prices.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -79,6 +81,17 @@ const EnvSchema = z.object({
     { message: 'must be an http or https URL (e.g. https://api.0x.org)' },
   ),
   SWAP_API_KEY: z.string().optional(),
+  // The operator's default model provider (ai_generate steps, the automation assistant); unset: none.
+  AI_PROVIDER: z.enum(AI_PROTOCOLS, { message: `must be one of ${AI_PROTOCOLS.join(', ')} (or empty for none)` }).optional(),
+  AI_BASE_URL: z.string().optional().refine(
+    (v) => v === undefined || (/^https?:\/\//i.test(v) && URL.canParse(v)),
+    { message: 'must be an http or https URL (e.g. https://api.openai.com/v1, http://127.0.0.1:11434/v1)' },
+  ),
+  AI_API_KEY: z.string().optional(),
+  AI_MODEL: z.string().max(200).optional(),
+  // Model prices in US cents per million tokens, over the built-in table (domain/ai/prices.ts).
+  AI_PRICES: z.string().default('').transform((v, ctx) => (v.trim() === '' ? new Map()
+    : parsePriceOverrides(v, (message) => ctx.addIssue({ code: 'custom', message })))),
   // Comma-separated CIDRs the outbound client may reach although private (tests, local dev).
   OUTBOUND_ALLOW_CIDRS: z.string().default('').transform((v, ctx) => {
     const entries = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -128,6 +141,19 @@ export type Config = {
   swapApiUrl: string;
   /** SWAP_API_KEY, sent as `0x-api-key`; null when unset (never logged). */
   swapApiKey: string | null;
+  /** The default model provider and the price table (domain/ai). */
+  ai: AiConfig;
+};
+
+export type AiConfig = {
+  /** null: no default provider (steps must name their own; the assistant answers 503). */
+  provider: AiProtocol | null;
+  /** AI_BASE_URL without a trailing slash, or the provider's public endpoint. */
+  baseUrl: string;
+  /** AI_API_KEY; null when unset (local model servers). Never logged. */
+  apiKey: string | null;
+  model: string | null;
+  prices: PriceTable;
 };
 
 export class ConfigError extends Error {}
@@ -148,6 +174,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
   if (e.KMS_BACKEND === 'pkcs11') {
     const absent = (['PKCS11_MODULE', 'PKCS11_TOKEN_LABEL', 'PKCS11_PIN'] as const).filter((k) => !e[k]);
     if (absent.length > 0) throw new ConfigError(`KMS_BACKEND=pkcs11 needs: ${absent.join(', ')}`);
+  }
+  if (e.AI_PROVIDER === undefined) {
+    const orphans = (['AI_BASE_URL', 'AI_API_KEY', 'AI_MODEL'] as const).filter((k) => e[k] !== undefined);
+    if (orphans.length > 0) throw new ConfigError(`${orphans.join(', ')} ${orphans.length > 1 ? 'need' : 'needs'} AI_PROVIDER (${AI_PROTOCOLS.join(' or ')})`);
+  } else if (e.AI_MODEL === undefined || e.AI_MODEL.trim() === '') {
+    throw new ConfigError('AI_PROVIDER needs AI_MODEL, the default model (e.g. gpt-4o-mini, claude-sonnet-4-5, or llama3.1 on Ollama)');
   }
   const dataDir = path.resolve(e.DATA_DIR);
   return {
@@ -180,6 +212,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     chainRpcUrls: e.CHAIN_RPC_URLS,
     swapApiUrl: e.SWAP_API_URL.replace(/\/+$/, ''),
     swapApiKey: e.SWAP_API_KEY ?? null,
+    ai: {
+      provider: e.AI_PROVIDER ?? null,
+      baseUrl: (e.AI_BASE_URL ?? DEFAULT_BASE_URLS[e.AI_PROVIDER ?? 'openai']).replace(/\/+$/, ''),
+      apiKey: e.AI_API_KEY ?? null,
+      model: e.AI_MODEL?.trim() ?? null,
+      prices: priceTable(e.AI_PRICES),
+    },
   };
 }
 

@@ -56,10 +56,14 @@ import { TemporalCodecCommands } from '../domain/temporal/codec-commands.ts';
 import { EncryptionCodec } from '../domain/temporal/payload-codec.ts';
 import { CodecLinks } from '../domain/temporal/codec-links.ts';
 import { AutomationCommands } from '../domain/automations/automation-commands.ts';
+import { AssistCommands } from '../domain/automations/assist/assist-commands.ts';
+import { defaultModel } from '../domain/ai/providers.ts';
+import { createOutboundClient } from '../domain/net/outbound/client.ts';
 import { ChainCommands } from '../domain/chains/chain-commands.ts';
 import { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 import { SigningKeyCommands } from '../domain/signing-keys/signing-key-commands.ts';
 import { intentServices, type IntentServices } from './intent-services.ts';
+import { bindingServices } from './binding-services.ts';
 
 export type ApiWiring = {
   config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client;
@@ -88,6 +92,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const platformOperators = new PlatformOperators(config.platformAdminEmails);
   const automations = new AutomationsClient(w.temporal, w.colocatedTemporal ?? null);
   const lookup = secretLookup(hot);
+  const secrets = secretCommands({ db, hot, kms: core.kms, audit: actionAudit, lookup });
+  const exemptions = parseExemptions(config.outboundAllowCidrs);
   const chains = new ChainCommands({ db, audit: actionAudit, operators: platformOperators, rpcOverrides: config.chainRpcUrls, log });
   void chains.logUnusedOverrides();
   return {
@@ -100,7 +106,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     invitations: new InvitationCommands({ db, audit: actionAudit, mailer, pepper: core.pepper, jwt, publicUrl: config.publicUrl }),
     ipRuleAdmin: new IpRuleCommands({ db, audit: actionAudit, cache: ipRules }),
     auditLog: new AuditLog({ db, writer: audit, chainKey: core.auditKey }),
-    secrets: secretCommands({ db, hot, kms: core.kms, audit: actionAudit, lookup }),
+    secrets,
+    ...bindingServices({ db, kms: core.kms, audit: actionAudit, secrets, outbound: createOutboundClient({ exemptions }), exemptions }),
     ...shareAreas({ config, log, db, lookup, core, audit: actionAudit, mailer, temporal: w.temporal }),
     policies: new PolicyCommands({ db, hot, audit: actionAudit }),
     agents: new AgentCommands({ db, pepper: core.pepper, revocations, audit: actionAudit }),
@@ -133,6 +140,11 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     automations: new AutomationCommands({
       db, audit: actionAudit, log, publicUrl: config.publicUrl,
       schedules: new AutomationSchedules(db, w.temporal, log),
+    }),
+    // The assistant's model calls go out through the SSRF-safe client like every other.
+    assist: new AssistCommands({
+      db, audit: actionAudit, jwt, publicUrl: config.publicUrl,
+      model: defaultModel(config.ai, createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) })),
     }),
     ...accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper }),
   };

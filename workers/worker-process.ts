@@ -23,6 +23,8 @@ import { intentServices } from './intent-services.ts';
 import { IntentSteps } from '../domain/automations/intent-steps.ts';
 import { ZeroExQuoteProvider } from '../domain/swaps/zero-ex-quote-provider.ts';
 import { StepRunner } from '../domain/automations/step-runner.ts';
+import { AiGenerateStep } from '../domain/ai/ai-step.ts';
+import { bindingServices } from './binding-services.ts';
 import { MemoryStore } from '../domain/memory/memory-store.ts';
 import { Mailer } from '../domain/mail/mailer.ts';
 import { MailClient } from '../domain/mail/client.ts';
@@ -65,7 +67,8 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const temporal = await connectTemporal(temporalAddress, config.temporalNamespace, dataConverter);
   await ensureSearchAttributes(temporal, config.temporalNamespace);
   const webhooks = new WebhooksClient(temporal, config.webhookRetryInitialSeconds);
-  const outbound = createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) });
+  const exemptions = parseExemptions(config.outboundAllowCidrs);
+  const outbound = createOutboundClient({ exemptions });
   // Automation steps act as their agent through the same secret commands as the api (own
   // caches; each read is decided against the database's current rows).
   const hot = hotReads(databaseUrl, 4, 'ocv-worker');
@@ -75,14 +78,17 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const schedules = new AutomationSchedules(em, temporal, log);
   // Steps that sign and submit act through the same Intents API commands as the api.
   const intents = intentServices({ db: em, hot, kms: core.kms, audit, temporal, log, rpcOverrides: config.chainRpcUrls });
+  const stepSecrets = secretCommands({ db: em, hot, kms: core.kms, audit });
   const automationSteps = new StepRunner({
     db: em, outbound, memory: new MemoryStore(em),
     intents: new IntentSteps({
       db: em, transactions: intents.transactions, simulations: intents.simulations, rpc: intents.chainRpc,
       swaps: new ZeroExQuoteProvider({ baseUrl: config.swapApiUrl, apiKey: config.swapApiKey, outbound }),
     }),
-    secrets: secretCommands({ db: em, hot, kms: core.kms, audit }),
+    secrets: stepSecrets,
     mailer: new Mailer(new MailClient(temporal, log), core.mailKey),
+    ai: new AiGenerateStep({ db: em, secrets: stepSecrets, outbound, ai: config.ai }),
+    bindings: bindingServices({ db: em, kms: core.kms, audit, secrets: stepSecrets, outbound, exemptions }).bindingExecutor,
   });
   const deps: WorkerDeps = {
     em, kms: core.kms, mailKey: core.mailKey, temporal, log,

@@ -6,7 +6,7 @@
 // Only AgentCreated and AgentKeyRotated carry an `ocv_` key, and only the one just issued: the
 // agent record itself never has a key or a digest.
 import { z } from 'zod';
-import { shape, timestamp, uuid, isoAlways, isoOrOmit, omitNull } from './registry.ts';
+import { shape, timestamp, uuid, jsonObject, isoAlways, isoOrOmit, omitNull } from './registry.ts';
 import type { AgentRow } from '../../domain/agents/agent-repository.ts';
 import type { AgentWithKey } from '../../domain/agents/agent-commands.ts';
 import type { AgentToken } from '../../domain/agents/agent-token.ts';
@@ -43,6 +43,10 @@ export const AgentSchema = shape('Agent', z.object({
   /** No per-domain EIP-712 rules yet: every domain may be signed (`allow`, empty allowlist). */
   eip712_default_policy: z.enum(['deny', 'allow']),
   eip712_domain_allowlist: z.array(z.record(z.string(), z.unknown())),
+  /** Whether the agent may call POST …/execute through its bindings (off by default, set by humans). */
+  execution_intents_enabled: z.boolean(),
+  /** Limits over every binding of the agent: allowed_methods, max_body_bytes, max_requests_per_minute. */
+  execution_guardrails: jsonObject,
   created_by: uuid.optional(),
   created_at: timestamp,
   updated_at: timestamp,
@@ -117,6 +121,8 @@ export function presentAgent(a: AgentRow): z.output<typeof AgentSchema> {
     raw_signing_enabled: a.raw_signing_enabled,
     eip712_default_policy: 'allow',
     eip712_domain_allowlist: [],
+    execution_intents_enabled: a.execution_intents_enabled,
+    execution_guardrails: a.execution_guardrails ?? {},
     created_by: omitNull(a.created_by),
     created_at: isoAlways(a.created_at),
     updated_at: isoAlways(a.updated_at),

@@ -24,6 +24,7 @@ import { chainRoutes } from './chains/chains.ts';
 import { adminChainRoutes } from './chains/admin-chains.ts';
 import { runRoutes } from './automations/runs.ts';
 import { automationRoutes } from './automations/automations.ts';
+import { assistRoutes } from './automations/assist.ts';
 import { shareRoutes } from './shares/shares.ts';
 import { keyRotationRoutes } from './vaults/key-rotation.ts';
 import { cmekRoutes } from './vaults/cmek.ts';
@@ -31,15 +32,17 @@ import { billingTierRoutes } from './admin/billing-tier.ts';
 import { signingKeyRoutes } from './agents/signing-keys.ts';
 import { signRoutes } from './agents/sign.ts';
 import { transactionRoutes } from './agents/transactions.ts';
+import { bindingRoutes } from './agents/bindings.ts';
+import { executeRoutes } from './agents/execute.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
-    ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes, ...transactionRoutes,
+    ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes, ...transactionRoutes, ...bindingRoutes, ...executeRoutes,
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
-    ...automationRoutes,
+    ...assistRoutes, ...automationRoutes,
     ...temporalCodecRoutes, ...billingTierRoutes,
     ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,

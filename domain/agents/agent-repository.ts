@@ -19,19 +19,23 @@ export type AgentRow = {
   tx_max_per_day: number | null; token_ttl_seconds: number | null; created_by: string | null; human_email: string | null;
   /** POST …/sign: EIP-191 personal_sign (default on) and raw digests (default off); migration 0020. */
   message_signing_enabled: boolean; raw_signing_enabled: boolean;
+  /** POST …/execute through the agent's bindings, and limits over all of them; migration 0022. */
+  execution_intents_enabled: boolean; execution_guardrails: Record<string, unknown>;
   created_at: string | Date; updated_at: string | Date; last_active_at: string | Date | null;
 };
 
 // Everything a record shows or a command needs; never key_digest or approval_token_digest.
 export const AGENT_COLUMNS = `id, org_id, name, description, status, key_prefix, api_key_expires_at, intents_api_enabled, scopes,
   tx_max_value_eth, tx_daily_limit_eth, tx_to_allowlist, tx_allowed_chains, tx_max_per_day, token_ttl_seconds,
-  created_by, human_email, message_signing_enabled, raw_signing_enabled, created_at, updated_at, last_active_at`;
+  created_by, human_email, message_signing_enabled, raw_signing_enabled, execution_intents_enabled, execution_guardrails,
+  created_at, updated_at, last_active_at`;
 
 /** The settings a human chooses for an agent. */
 export type AgentSettings = {
   name: string; description: string; intents_api_enabled: boolean; scopes: string[] | null; api_key_expires_at: Date | null;
   tx_max_value_eth: string | null; tx_daily_limit_eth: string | null; tx_to_allowlist: string[]; tx_allowed_chains: string[];
   tx_max_per_day: number | null; token_ttl_seconds: number | null;
+  execution_intents_enabled: boolean; execution_guardrails: Record<string, unknown>;
   /** Set by PATCH only; a new agent gets the column defaults (migration 0020). */
   message_signing_enabled?: boolean; raw_signing_enabled?: boolean;
 };
@@ -40,22 +44,25 @@ export type AgentSettings = {
 export const DEFAULT_SETTINGS: Omit<AgentSettings, 'name' | 'description'> = {
   intents_api_enabled: false, scopes: null, api_key_expires_at: null, tx_max_value_eth: null, tx_daily_limit_eth: null,
   tx_to_allowlist: [], tx_allowed_chains: [], tx_max_per_day: null, token_ttl_seconds: null,
+  execution_intents_enabled: false, execution_guardrails: {},
 };
 
 const SETTING_COLUMNS: (keyof AgentSettings)[] = ['name', 'description', 'intents_api_enabled', 'scopes', 'api_key_expires_at',
   'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'token_ttl_seconds',
-  'message_signing_enabled', 'raw_signing_enabled'];
-const JSON_COLUMNS = new Set<string>(['scopes', 'tx_to_allowlist', 'tx_allowed_chains']);
+  'message_signing_enabled', 'raw_signing_enabled', 'execution_intents_enabled', 'execution_guardrails'];
+const JSON_COLUMNS = new Set<string>(['scopes', 'tx_to_allowlist', 'tx_allowed_chains', 'execution_guardrails']);
 const jsonOrNull = (v: unknown) => (v === null ? null : JSON.stringify(v));
 
 export async function insertAgent(tx: EntityManager, orgId: string, createdBy: string, s: AgentSettings, key: { prefix: string; digest: string }, humanEmail: string | null = null): Promise<AgentRow> {
   const rows = await tx.execute<AgentRow[]>(
     `INSERT INTO agents (id, org_id, name, description, status, key_prefix, key_digest, api_key_expires_at, intents_api_enabled, scopes,
-       tx_max_value_eth, tx_daily_limit_eth, tx_to_allowlist, tx_allowed_chains, tx_max_per_day, token_ttl_seconds, created_by, human_email)
-     VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?) RETURNING ${AGENT_COLUMNS}`,
+       tx_max_value_eth, tx_daily_limit_eth, tx_to_allowlist, tx_allowed_chains, tx_max_per_day, token_ttl_seconds, created_by, human_email,
+       execution_intents_enabled, execution_guardrails)
+     VALUES (?, ?, ?, ?, 'active', ?, ?, ?, ?, ?::jsonb, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, ?::jsonb) RETURNING ${AGENT_COLUMNS}`,
     [randomUUID(), orgId, s.name, s.description, key.prefix, key.digest, s.api_key_expires_at, s.intents_api_enabled,
       jsonOrNull(s.scopes), s.tx_max_value_eth, s.tx_daily_limit_eth, JSON.stringify(s.tx_to_allowlist),
-      JSON.stringify(s.tx_allowed_chains), s.tx_max_per_day, s.token_ttl_seconds, createdBy, humanEmail]);
+      JSON.stringify(s.tx_allowed_chains), s.tx_max_per_day, s.token_ttl_seconds, createdBy, humanEmail,
+      s.execution_intents_enabled, JSON.stringify(s.execution_guardrails)]);
   const agent = rows[0]!;
   await emitEvent(tx, orgId, 'agent.created', { agent_id: agent.id, name: agent.name, actor: subjectOf({ type: 'user', id: createdBy }) });
   return agent;

@@ -76,11 +76,7 @@ export class AutomationCommands {
     const em = this.d.db();
     await requireManager(em, p);
     const t = input.trigger_type;
-    if (t === 'cron' && input.cron_expr === null) throw invalidField('cron_expr', 'is required for trigger_type cron');
-    if (t === 'event' && input.event_filter === null) throw invalidField('event_filter', 'is required for trigger_type event, e.g. {"event_type": "secret.created"}');
-    const def = checkDefinition(t, {
-      cron_expr: input.cron_expr, timezone: input.timezone ?? 'UTC', event_filter: input.event_filter, workflow_spec: input.workflow_spec,
-    });
+    const def = checkNewDefinition(input);
     const id = randomUUID();
     const token = t === 'webhook' ? generateWebhookToken() : null;
     const row = await em.transactional(async (tx) => {
@@ -213,6 +209,19 @@ export class AutomationCommands {
 }
 
 type Definition = Pick<AutomationChanges, 'cron_expr' | 'timezone' | 'event_filter' | 'workflow_spec'>;
+
+/**
+ * Everything a create checks about a new automation's trigger and steps, as stored (see
+ * checkDefinition); the automation assistant holds its drafts to the same rules.
+ */
+export function checkNewDefinition(input: Pick<NewAutomationInput, 'trigger_type' | 'cron_expr' | 'timezone' | 'event_filter' | 'workflow_spec'>): Definition {
+  const t = input.trigger_type;
+  if (t === 'cron' && input.cron_expr === null) throw invalidField('cron_expr', 'is required for trigger_type cron');
+  if (t === 'event' && input.event_filter === null) throw invalidField('event_filter', 'is required for trigger_type event, e.g. {"event_type": "secret.created"}');
+  return checkDefinition(t, {
+    cron_expr: input.cron_expr, timezone: input.timezone ?? 'UTC', event_filter: input.event_filter, workflow_spec: input.workflow_spec,
+  });
+}
 
 /**
  * Checks the given parts of a definition against the trigger type; returns them as stored (the

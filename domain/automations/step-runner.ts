@@ -19,6 +19,8 @@ import { stepActionContext } from './step-context.ts';
 import { Problem } from '../errors.ts';
 import { IntentStepError, type IntentSteps } from './intent-steps.ts';
 import type { Charset } from '../secrets/secret-generator.ts';
+import { executeResponse, type BindingExecutor } from '../bindings/binding-executor.ts';
+import type { AiGenerateStep } from '../ai/ai-step.ts';
 
 /** The start of a response body kept as the step's output; longer answers are cut there. */
 const KEPT_RESPONSE_BYTES = 64 * 1024;
@@ -35,6 +37,10 @@ export type StepRunnerDeps = {
   secrets: SecretCommands;
   memory: MemoryStore;
   mailer: Mailer;
+  /** ai_generate (domain/ai/ai-step.ts): reads its provider key itself, as the agent. */
+  ai: AiGenerateStep;
+  /** execute_intent: the agent's request through one of its bindings (domain/bindings). */
+  bindings: BindingExecutor;
 };
 
 export const stepFailed = (message: string) => ApplicationFailure.create({ message, type: STEP_FAILED, nonRetryable: true });
@@ -102,9 +108,28 @@ export class StepRunner {
         return this.d.intents.submitTransaction(await stepActionContext(this.d.db(), actor, type), p);
       case 'swap':
         return this.d.intents.swap(await stepActionContext(this.d.db(), actor, type), p);
+      case 'ai_generate':
+        return this.d.ai.run(actor, p);
+      case 'execute_intent':
+        return this.executeIntent(actor, p);
       default:
         throw stepFailed(`a ${type} step does not run as an activity`);
     }
+  }
+
+  /**
+   * The binding's answer as the execute route gives it (credential redacted), a JSON body parsed so
+   * later steps can reach into it; an API that did not answer fails the step, as for http.
+   */
+  private async executeIntent(actor: RunActor, p: Params): Promise<unknown> {
+    const ctx = await stepActionContext(this.d.db(), actor, 'execute_intent');
+    const r = await this.d.bindings.execute(ctx, str(p.binding), str(p.intent_type), p.params);
+    if (r.status === 'failed') throw stepFailed(`execution failed: ${r.error ?? 'no answer'}`);
+    const out = executeResponse(r);
+    if (out.result && (out.result.headers['content-type'] ?? '').includes('json')) {
+      try { return { ...out, result: { ...out.result, body: JSON.parse(out.result.body) as unknown } }; } catch { /* kept as text */ }
+    }
+    return out;
   }
 
   /** The answer's status, headers and the start of its body; HTTP statuses do not fail the step. */

@@ -63,8 +63,11 @@ export async function assertBelowTierLimit(tx: EntityManager, orgId: string, res
   }
 }
 
-/** Features only some plans include (reference facts §20: CMEK Business+). */
-const FEATURE_TIERS = { cmek: { label: 'Customer-managed keys (CMEK)', tiers: ['business', 'enterprise'] as Tier[] } };
+/** Features only some plans include (reference facts §20: CMEK Business+, Execution Intents Pro+). */
+const FEATURE_TIERS = {
+  cmek: { label: 'Customer-managed keys (CMEK)', tiers: ['business', 'enterprise'] as Tier[] },
+  execution_intents: { label: 'Execution Intents (bindings)', tiers: ['pro', 'team', 'business', 'enterprise'] as Tier[] },
+};
 
 /** Throws 403 unless the organization's plan includes `feature`. */
 export async function assertTierIncludes(em: EntityManager, orgId: string, feature: keyof typeof FEATURE_TIERS): Promise<void> {

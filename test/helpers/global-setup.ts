@@ -6,6 +6,8 @@ import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor, type StackInfo }
 import { createSoftHsmToken } from './softhsm.ts';
 import { shareSwapAggregator, SWAP_API_KEY } from './shared-swap-aggregator.ts';
 import { startFakeSwapAggregator } from './fake-swap-aggregator.ts';
+import { startFakeAiServer } from './fake-ai-server.ts';
+import { DEFAULT_STACK_REPLY, shareAiServer, STACK_AI_KEY, STACK_AI_MODEL, STACK_AI_PRICES } from './shared-ai-server.ts';
 
 /** TEST_KMS_BACKEND=pkcs11 runs the stack with a fresh SoftHSM2 token instead of the local key backend. */
 function kmsEnv(dataDir: string): Record<string, string> {
@@ -25,6 +27,9 @@ export default async function globalSetup(): Promise<void> {
   // The exchange aggregator the swap steps quote from (test/integration/transaction-steps.test.ts).
   const swaps = await startFakeSwapAggregator({ apiKey: SWAP_API_KEY });
   shareSwapAggregator(swaps);
+  // The default model provider (ai_generate steps without their own, the automation assistant).
+  const ai = await startFakeAiServer('openai', { apiKey: STACK_AI_KEY, defaultReply: DEFAULT_STACK_REPLY });
+  shareAiServer(ai);
   const child = spawnEntry('workers/dev.ts', {
     DATA_DIR: dataDir,
     PORT: String(await freePort()),
@@ -47,10 +52,11 @@ export default async function globalSetup(): Promise<void> {
     SWAP_API_KEY,
     // test/integration/chains.test.ts creates this chain: its rpc_url comes from here and is never shown publicly.
     CHAIN_RPC_URLS: 'pinned-testnet=https://pinned.example.test/v2/pinned-key-0123456789abcdef',
+    AI_PROVIDER: 'openai', AI_BASE_URL: ai.baseUrl, AI_API_KEY: STACK_AI_KEY, AI_MODEL: STACK_AI_MODEL, AI_PRICES: JSON.stringify(STACK_AI_PRICES),
     ...kmsEnv(dataDir),
   }, logFile);
   const g = globalThis as { __stack?: unknown };
-  g.__stack = { child, smtp, swaps };
+  g.__stack = { child, smtp, swaps, ai };
   try {
     const info = await waitFor<StackInfo>('test stack', 300_000, () => (fs.existsSync(readyFile) && fs.statSync(readyFile).size > 0
       ? JSON.parse(fs.readFileSync(readyFile, 'utf8')) as StackInfo : undefined), () => child.exitCode !== null);
@@ -63,6 +69,7 @@ export default async function globalSetup(): Promise<void> {
     await stopGroup(child);
     await smtp.close();
     await swaps.stop();
+    await ai.stop();
     const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-4000) : '';
     throw new Error(`${(e as Error).message}\n--- stack log ---\n${tail}`);
   }

@@ -15,7 +15,10 @@ export async function historyText(workflowId: string, opts: { address?: string; 
   try {
     const raw = new Client({ connection, namespace: opts.namespace ?? 'default' }); // no codec: the history as stored
     const handle = raw.workflow.getHandle(workflowId);
-    const status = (await handle.describe()).status.name;
+    // The raw describe: the client's own would try to decode the (encrypted) memo without the codec.
+    const described = await connection.workflowService.describeWorkflowExecution({ namespace: opts.namespace ?? 'default', execution: { workflowId } });
+    const code = described.workflowExecutionInfo?.status ?? 0;
+    const status = String(proto.temporal.api.enums.v1.WorkflowExecutionStatus[code]).replace(/^WORKFLOW_EXECUTION_STATUS_/, '');
     const history = await handle.fetchHistory();
     const payloads: Payload[] = [];
     const collect = (node: unknown): void => {

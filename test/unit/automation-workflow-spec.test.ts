@@ -53,12 +53,13 @@ describe('step types and aliases', () => {
     expect(one({ action: spelled, ...fields }).type).toBe(canonical);
   });
 
-  test.each([
-    ['execute_binding', 'execute_intent'], ['execute_intent', 'execute_intent'],
-  ])('%s is refused as not available yet', (spelled, canonical) => {
-    const r = refusal([{ action: spelled, params: {} }]);
-    expect(r.field).toBe('workflow_spec.steps[0].action');
-    expect(r.message).toContain(`"${canonical}" is not available yet in this release`);
+  test.each([['execute_binding'], ['execute_intent']])('%s → execute_intent: binding and params required, intent_type defaults, templates allowed', (spelled) => {
+    expect(one({ type: spelled, params: { binding: 'crm', params: { method: 'POST', path: '/x', body: { text: '{{steps.0.text}}' } } } }))
+      .toMatchObject({ type: 'execute_intent', params: { binding: 'crm', intent_type: 'http_request', params: { method: 'POST', path: '/x', body: { text: '{{steps.0.text}}' } } } });
+    expect(one({ action: spelled, params: { binding_id: 'crm', params: {} } }).params).toMatchObject({ binding: 'crm' });
+    expect(refusal([{ action: spelled, params: {} }]).field).toBe('workflow_spec.steps[0].binding');
+    expect(refusal([{ action: spelled, params: { binding: 'crm' } }]).field).toBe('workflow_spec.steps[0].params');
+    expect(refusal([{ action: spelled, params: { binding: 'crm', params: 'GET /x' } }]).field).toBe('workflow_spec.steps[0].params');
   });
 
   test('submit_transaction and swap: their parameters are checked, templates allowed', () => {
@@ -74,11 +75,30 @@ describe('step types and aliases', () => {
     expect(refusal([{ type: 'swap', chain: 'base', token_in: 'ETH', token_out: to, sell_amount: '1', slippage_bps: 10001 }]).field).toBe('workflow_spec.steps[0].slippage_bps');
   });
 
-  test('ai_generate: params checked first, then refused as later', () => {
+  test('ai_generate: its parameters are checked; provider names fold to a protocol', () => {
     expect(refusal([{ type: 'ai_generate', prompt: 'p', max_tokens: 16385 }]).field).toBe('workflow_spec.steps[0].max_tokens');
     expect(refusal([{ type: 'ai_generate', prompt: 'p', max_tokens: 20000 }]).message).toBe('must be at most 16384');
-    expect(refusal([{ type: 'ai_generate', prompt: 'p', max_tokens: 16384 }]).message).toMatch(/not available yet/);
     expect(refusal([{ type: 'ai_generate' }]).field).toBe('workflow_spec.steps[0].prompt');
+    expect(one({ type: 'ai_generate', prompt: 'Summarize {{steps.0.body}}', max_tokens: 16384 }).params)
+      .toEqual({ prompt: 'Summarize {{steps.0.body}}', max_tokens: 16384 });
+    const key = { vault_id: VAULT, path: 'ai/openai-key' };
+    expect(one({ type: 'ai_generate', prompt: 'p', provider: 'Ollama', base_url: 'http://127.0.0.1:11434/v1', api_key_secret: key }).params)
+      .toEqual({ prompt: 'p', provider: 'openai', base_url: 'http://127.0.0.1:11434/v1', api_key_secret: key });
+    expect(one({ type: 'ai_generate', prompt: 'p', provider: 'anthropic' }).params.provider).toBe('anthropic');
+    expect(refusal([{ type: 'ai_generate', prompt: 'p', provider: 'tee' }]).message).toMatch(/^must be one of: openai, anthropic, /);
+    expect(refusal([{ type: 'ai_generate', prompt: 'p', base_url: 'ftp://x' }]).field).toBe('workflow_spec.steps[0].base_url');
+    expect(refusal([{ type: 'ai_generate', prompt: 'p', api_key_secret: { vault_id: 'nope', path: 'k' } }]).field)
+      .toBe('workflow_spec.steps[0].api_key_secret.vault_id');
+    expect(refusal([{ type: 'ai_generate', prompt: 'p', api_key_secret: 'ai/key' }]).field).toBe('workflow_spec.steps[0].api_key_secret');
+  });
+
+  test('ai_generate: the key\'s secret and the URL it is sent to cannot come from a template', () => {
+    const r = refusal([{ type: 'ai_generate', prompt: 'p', base_url: '{{trigger.url}}' }]);
+    expect(r.field).toBe('workflow_spec.steps[0].base_url');
+    expect(r.message).toMatch(/not a template/);
+    expect(refusal([{ type: 'ai_generate', prompt: 'p', api_key_secret: '{{trigger.key}}' }]).field).toBe('workflow_spec.steps[0].api_key_secret');
+    expect(refusal([{ type: 'ai_generate', prompt: 'p', api_key_secret: { vault_id: VAULT, path: '{{trigger.path}}' } }]).field)
+      .toBe('workflow_spec.steps[0].api_key_secret.path');
   });
 
   test('an unknown type lists the known ones', () => {
@@ -234,7 +254,7 @@ describe('condition steps', () => {
   test('sub-steps are validated the same way', () => {
     const r = refusal([{ type: 'log', message: 'x' }, { type: 'condition', expression: 'a', if_false: [{ type: 'http', url: 'nope' }] }]);
     expect(r.detail).toBe('workflow_spec.steps[1].if_false[0].url: must be an absolute http or https URL');
-    expect(refusal([{ type: 'condition', expression: 'a', if_true: [{ type: 'ai_generate', prompt: 'p' }] }]).message).toMatch(/not available yet/);
+    expect(one({ type: 'condition', expression: 'a', if_true: [{ type: 'ai_generate', prompt: 'p' }] }).if_true![0]!.type).toBe('ai_generate');
   });
 });
 

@@ -23,6 +23,7 @@ import { resolveTemplates } from '../../domain/automations/engine/templates.ts';
 import { evaluateCondition, shouldRunStep } from '../../domain/automations/engine/conditions.ts';
 import { REDACTED, redact } from '../../domain/automations/engine/redaction.ts';
 import { VaultRunStatus } from '../../domain/temporal/search-attribute-keys.ts';
+import { runCostCents, spendOfFailure, spendOfOutput } from '../../domain/ai/run-usage.ts';
 
 import { cancelRunUpdate, decideApprovalUpdate, runViewQuery, type RunView } from './run-messages.ts';
 
@@ -30,8 +31,8 @@ export type { AutomationRunArgs } from '../../domain/automations/engine/run-io.t
 export type AutomationRunResult = { status: FinalStatus; error: string | null };
 
 const WAIT_MAX_SECONDS = 30;
-/** Steps whose parameters end up readable by people (agent memory, chat, e-mail, a log line). */
-const DISCLOSING_STEPS: readonly StepType[] = ['memory_put', 'notify'];
+/** Steps whose parameters end up readable by people (agent memory, chat, e-mail) or a model provider. */
+const DISCLOSING_STEPS: readonly StepType[] = ['memory_put', 'notify', 'ai_generate'];
 
 class StepFailure extends Error {}
 
@@ -51,10 +52,17 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
     startToCloseTimeout: '15 seconds', retry: { initialInterval: '200 milliseconds', maximumAttempts: 3, nonRetryableErrorTypes: [STEP_FAILED] },
     cancellationType: ActivityCancellationType.TRY_CANCEL,
   });
+  // A generation changes nothing but the bill: rate limits, provider errors and time-outs are
+  // retried with backoff (the activity passes on the provider's Retry-After).
+  const generate = proxyLocalActivities<AutomationActivities>({
+    startToCloseTimeout: '130 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: [STEP_FAILED] },
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+  });
   const STEP_PROXY: Record<StepType, typeof io> = {
     log: io, wait: io, condition: io, approval_request: io,
-    http: once, notify: once, put_secret: once, rotate_generate: once, memory_put: once, submit_transaction: once, swap: once,
-    get_secret: reads, memory_get: reads, memory_search: reads,
+    http: once, notify: once, put_secret: once, rotate_generate: once, memory_put: once, submit_transaction: once, swap: once, execute_intent: once,
+    get_secret: reads, memory_get: reads, memory_search: reads, ai_generate: generate,
   };
 
   let view: RunView = { status: 'running', step: null, approvalId: null };
@@ -113,6 +121,9 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
   const scope: TemplateScope = { steps: {}, ...plan.context };
   const secrets: string[] = [];
   const results: StepResult[] = [];
+  /** ai_generate tokens and exact cents, branches included: the run's tokens_used and cost_cents. */
+  const spend = { tokens: 0, cents: 0 };
+  const addSpend = (s: { tokens: number; cents: number }) => { spend.tokens += s.tokens; spend.cents += s.cents; };
 
   const setStatus = (status: RunView['status']) => {
     view = { ...view, status };
@@ -163,7 +174,14 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
         if (DISCLOSING_STEPS.includes(step.type) && secrets.some((v) => JSON.stringify(params).includes(JSON.stringify(v).slice(1, -1)))) {
           throw new StepFailure(`a secret value read by this run cannot be passed to a ${step.type} step`);
         }
-        const output = await STEP_PROXY[step.type].runStep(plan.actor, step.type, params);
+        let output: unknown;
+        try {
+          output = await STEP_PROXY[step.type].runStep(plan.actor, step.type, params);
+        } catch (e) {
+          if (step.type === 'ai_generate') addSpend(spendOfFailure(e)); // a refusal is billed too
+          throw e;
+        }
+        if (step.type === 'ai_generate') addSpend(spendOfOutput(output));
         if (step.type === 'get_secret') {
           const value = (output as { value?: unknown }).value;
           if (typeof value === 'string') secrets.push(value);
@@ -230,7 +248,7 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
     status, error: error === null ? null : (redact(error, secrets) as string),
     stepResults: redactOutputs(results, secrets),
     context: { ...plan.context, steps: redact(scope.steps, secrets) as Record<string, unknown> },
-    tokensUsed: 0, costCents: 0,
+    tokensUsed: spend.tokens, costCents: runCostCents(spend.cents),
   };
   await CancellationScope.nonCancellable(() => io.finishRun(a.runId, end));
   finalStatus = status;

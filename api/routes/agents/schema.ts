@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { idParam, timestampField, emailField } from '../../input/fields.ts';
 import { compileGlob } from '../../../domain/paths/glob.ts';
+import { agentGuardrailsSchema } from '../../../domain/bindings/binding-config.ts';
 
 const name = z.string().trim().min(1).max(255);
 const description = z.string().max(2000);
@@ -33,6 +34,9 @@ const settings = {
   tx_allowed_chains: z.array(chain).max(50),
   tx_max_per_day: z.number().int().min(0).max(1_000_000).nullable(),
   token_ttl_seconds: z.number().int().min(60).max(86_400).nullable(),
+  // Execution bindings (POST /v1/agents/{id}/execute): the switch, and limits over every binding.
+  execution_intents_enabled: z.boolean(),
+  execution_guardrails: agentGuardrailsSchema,
 };
 
 /** The reference also spells the amount guardrails without the `_eth` suffix: accept both. */
@@ -58,6 +62,8 @@ export const createAgentBody = z.preprocess(guardrailAliases, z.object({
   tx_allowed_chains: settings.tx_allowed_chains.optional().default([]),
   tx_max_per_day: settings.tx_max_per_day.optional().default(null),
   token_ttl_seconds: settings.token_ttl_seconds.optional().default(null),
+  execution_intents_enabled: settings.execution_intents_enabled.optional().default(false),
+  execution_guardrails: settings.execution_guardrails.optional().default({}),
 }));
 
 export const updateAgentBody = z.preprocess(guardrailAliases, z.object({
@@ -72,6 +78,8 @@ export const updateAgentBody = z.preprocess(guardrailAliases, z.object({
   tx_allowed_chains: settings.tx_allowed_chains.optional(),
   tx_max_per_day: settings.tx_max_per_day.optional(),
   token_ttl_seconds: settings.token_ttl_seconds.optional(),
+  execution_intents_enabled: settings.execution_intents_enabled.optional(),
+  execution_guardrails: settings.execution_guardrails.optional(),
   // The unified sign endpoint's switches (POST /v1/agents/{id}/sign): humans set them, here only.
   message_signing_enabled: z.boolean().optional(),
   raw_signing_enabled: z.boolean().optional(),

@@ -8,6 +8,7 @@ import { isUuid } from '../../ids.ts';
 import { CHARSETS } from '../../secrets/secret-generator.ts';
 import { SECRET_TYPES } from '../../secrets/secret-types.ts';
 import { STEP_LIMITS } from './step-types.ts';
+import { PROVIDER_NAMES, protocolOf } from '../../ai/protocols.ts';
 
 export type ParamMode = 'definition' | 'run';
 type Params = Record<string, unknown>;
@@ -120,6 +121,19 @@ const NOTIFY_CHANNELS = ['webhook', 'email', 'slack', 'discord'] as const;
 const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
 const MEMORY_TIERS = ['scratch', 'durable', 'semantic'] as const;
 const CHARSET_NAMES = Object.keys(CHARSETS) as [string, ...string[]];
+
+/** A model provider's name, folded to its protocol (`ollama` → `openai`). */
+const providerName = z.string({ error: 'must be a string' }).transform((v, ctx) => {
+  const protocol = protocolOf(v);
+  if (protocol === null) ctx.addIssue({ code: 'custom', message: `must be one of: ${PROVIDER_NAMES.join(', ')}` });
+  return protocol ?? v;
+});
+/** The vault secret holding a step's provider key; read as the automation's agent at run time. */
+const keySecret = z.object({
+  vault_id: z.string({ error: 'must be a UUID' }).refine(isUuid, 'must be a UUID'),
+  path: text(512, 1).refine((v) => !v.includes('{{'), 'must be written out, not a template'),
+}, { error: 'must be {"vault_id": "<vault uuid>", "path": "<secret path>"}' });
+const FIXED_AI_FIELDS = ['base_url', 'api_key_secret'] as const;
 
 const RULES: Record<string, Rule> = {
   log: {
@@ -240,13 +254,29 @@ const RULES: Record<string, Rule> = {
       }
     },
   },
+  execute_intent: {
+    aliases: { binding_id: 'binding', binding_name: 'binding' },
+    fields: {
+      binding: f(text(200, 1), 'text', req),
+      intent_type: f(text(100, 1), 'text', { default: 'http_request' }),
+      params: f(jsonObject, 'json', req),
+    },
+  },
   ai_generate: {
     fields: {
       prompt: f(text(MAX_PROMPT, 1), 'text', req),
       system_prompt: f(text(MAX_PROMPT), 'text'),
       model: f(text(200, 1), 'text'),
-      provider: f(text(100, 1), 'text'),
+      provider: f(providerName, 'text'),
       max_tokens: f(num({ int: true, min: 1, max: STEP_LIMITS.aiMaxTokens }), 'number'),
+      base_url: f(urlText, 'text'),
+      api_key_secret: f(keySecret, 'json'),
+    },
+    // The key is sent to base_url: neither may come from a trigger's payload.
+    check: (p, given) => {
+      for (const k of FIXED_AI_FIELDS) {
+        if (p[k] !== undefined && !given(k)) throw new StepParamError(k, 'must be written out, not a template: the provider key is sent there');
+      }
     },
   },
 };
@@ -272,7 +302,7 @@ function coerce(v: unknown, kind: Kind): unknown {
   return v;
 }
 
-/** Whether `type` has parameter rules here (`condition` and the later types other than ai_generate do not). */
+/** Whether `type` has parameter rules here (`condition` and the later types do not). */
 export const hasParamRules = (type: string): boolean => Object.hasOwn(RULES, type);
 
 /**

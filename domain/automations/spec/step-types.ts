@@ -7,11 +7,12 @@
 export const STEP_TYPES = [
   'log', 'http', 'wait', 'notify', 'rotate_generate', 'get_secret', 'put_secret',
   'memory_get', 'memory_put', 'memory_search', 'approval_request', 'condition', 'submit_transaction', 'swap',
+  'ai_generate', 'execute_intent',
 ] as const;
 export type StepType = (typeof STEP_TYPES)[number];
 
 /** Types of the spec that arrive with later work; refused at validation with a 400 that says so. */
-export const LATER_STEP_TYPES = ['ai_generate', 'execute_intent'] as const;
+export const LATER_STEP_TYPES = [] as const;
 
 /** Every accepted spelling of a type: the spec's aliases and the reference's names. */
 export const STEP_ALIASES: Readonly<Record<string, StepType | (typeof LATER_STEP_TYPES)[number]>> = {
@@ -29,6 +30,7 @@ export const CONDITION_SUBSTEP_TYPES = ['log', 'http', 'notify', 'ai_generate', 
 /** Step types whose work is done by an activity (I/O); the rest run inside the workflow. */
 export const ACTIVITY_STEP_TYPES: readonly StepType[] = [
   'http', 'notify', 'rotate_generate', 'get_secret', 'put_secret', 'memory_get', 'memory_put', 'memory_search', 'submit_transaction', 'swap',
+  'ai_generate', 'execute_intent',
 ];
 
 export type Step = {
