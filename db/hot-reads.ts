@@ -26,7 +26,9 @@ export type HotReads = {
 
 export function hotReads(databaseUrl: string, max = 10, applicationName = 'ocv'): HotReads {
   // node-pg reads `?host=/dir` in the URL as a Unix-socket directory, as libpq does.
-  const session = { connectionString: databaseUrl, options: '-c plan_cache_mode=force_generic_plan' };
+  // ocv.outbox_notify=off: an event inserted here does not NOTIFY inside its transaction (see
+  // migration 0023); its writer wakes the dispatcher after the commit (wakeOutbox, domain/events/outbox.ts).
+  const session = { connectionString: databaseUrl, options: '-c plan_cache_mode=force_generic_plan -c ocv.outbox_notify=off' };
   // application_name tells these sessions apart in pg_stat_activity.
   const pool = new pg.Pool({ ...session, max, application_name: `${applicationName}-hot` });
   const ordered = pipelinedClient({ ...session, application_name: `${applicationName}-audit-append` });

@@ -8,7 +8,8 @@
 // trigger itself forever.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../log.ts';
-import type { EventSubscriber, OutboxEvent } from '../events/dispatcher.ts';
+import type { EventSubscriber } from '../events/dispatcher.ts';
+import type { OutboxEvent } from '../events/outbox.ts';
 import type { AutomationsClient } from './client.ts';
 import { insertRun } from './run-repository.ts';
 import { derivedUuid } from '../ids.ts';

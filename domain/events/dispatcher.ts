@@ -9,10 +9,8 @@ import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../log.ts';
 import { ADVISORY_LOCKS } from '../../db/advisory-locks.ts';
+import { OUTBOX_CHANNEL, markDispatched, pendingEvents, type OutboxEvent } from './outbox.ts';
 
-export const OUTBOX_CHANNEL = 'event_outbox';
-
-export type OutboxEvent = { id: string; seq: string; org_id: string; event_type: string };
 
 /** Starts durable work for each event, idempotently, in event order within an organization. */
 export type EventSubscriber = { name: string; dispatch(events: OutboxEvent[]): Promise<void> };
@@ -109,11 +107,10 @@ export class OutboxDispatcher {
   /** Dispatches the oldest undispatched events; returns how many there were. */
   private async dispatchBatch(): Promise<number> {
     const em = this.o.em();
-    const events = await em.execute<OutboxEvent[]>(
-      'SELECT id, seq::text AS seq, org_id, event_type FROM event_outbox WHERE dispatched_at IS NULL ORDER BY seq LIMIT ?', [this.o.batchSize]);
+    const events = await pendingEvents(em, this.o.batchSize);
     if (events.length === 0) return 0;
     for (const s of this.o.subscribers) await s.dispatch(events);
-    await em.execute('UPDATE event_outbox SET dispatched_at = now() WHERE id = ANY (ARRAY[?]::uuid[])', [events.map((e) => e.id)]);
+    await markDispatched(em, events.map((e) => e.id));
     return events.length;
   }
 }

@@ -37,6 +37,7 @@ import { digestBytes } from '../intents/sign-intents.ts';
 import { checkStaticGuardrails, dailyCapsOf, dailyRefusal } from './guardrails.ts';
 import { SenderQueue, allocateNonce } from './nonce.ts';
 import { chainProblem, withChainProblems } from './chain-problems.ts';
+import { wakeOutbox } from '../events/outbox.ts';
 import { checkSigningKeyPath } from './sender.ts';
 import {
   findByIdempotencyKey, inTransaction, insertTransaction, listTransactions, loadTransaction, lockIdempotencyKey, onHotPool,
@@ -165,7 +166,11 @@ export class TransactionCommands {
     const gasLimit = req.gasLimit ?? withGasMargin(await this.d.rpc.estimateGas(chain.chainId, { from, to: req.to, value: req.valueWei, data: req.data }), !!req.data && req.data !== '0x');
     if (a.mode === 'submit') await this.checkFunds(chain, from, req.valueWei, gasLimit, fees);
     const presigned = req.nonce === undefined ? null : await this.signedBytes(a, req.nonce, gasLimit, fees);
-    if (presigned && a.idempotencyKey === null) return this.recorded(onHotPool(this.d.hot, 'tx-record-signed'), this.d.db(), a, presigned);
+    if (presigned && a.idempotencyKey === null) {
+      const row = await this.recorded(onHotPool(this.d.hot, 'tx-record-signed'), this.d.db(), a, presigned);
+      wakeOutbox(this.d.hot); // its agent.transaction.signed has committed (hot sessions skip the outbox trigger)
+      return row;
+    }
     const at = presigned ? null : await this.d.rpc.endpointOf(chain.chainId);
     const work = () => this.d.db().transactional(async (tx): Promise<TransactionRow | 'replay'> => {
       if (a.idempotencyKey !== null) {

@@ -3,7 +3,8 @@
 // batch's workflow; organizations side by side, one organization's batches in order. Repeating a
 // dispatch (after a crash) creates and starts nothing new.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { EventSubscriber, OutboxEvent } from '../events/dispatcher.ts';
+import type { EventSubscriber } from '../events/dispatcher.ts';
+import type { OutboxEvent } from '../events/outbox.ts';
 import type { WebhooksClient } from './client.ts';
 import { claimBatches, insertDeliveries, markBatchesStarted, unstartedBatches, type UnstartedBatch } from './delivery-repository.ts';
 

@@ -6,11 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { getAddress, recoverAddress, toHex } from 'viem';
 import { privateKeyToAddress, publicKeyToAddress } from 'viem/accounts';
 import { call, closeDb, db, eventually, joinAsMember, signup, type Account } from '../helpers/api.ts';
+import { pgEm } from '../helpers/pg-em.ts';
 import { agentJwt, auditFor, registerAgent, type Agent } from '../helpers/agent-fixtures.ts';
 import { isProblem } from '../helpers/vault-fixtures.ts';
 import { AgentSigner } from '../../domain/signing-keys/signer.ts';
@@ -28,17 +27,6 @@ const rotate = (a: Account, agentId: string, chain = 'ethereum') => call('POST',
 const deactivate = (a: Account, agentId: string, chain = 'ethereum') => call('DELETE', `${keysUrl(agentId)}/${chain}`, { token: a.token });
 const exportKey = (token: string, agentId: string, password?: string, chain = 'ethereum') =>
   call('POST', `${keysUrl(agentId)}/${chain}/export`, { token, headers: password === undefined ? {} : { 'x-auth-confirm': password } });
-
-/** The statement API the domain code uses, over the test's pg pool (jest cannot load MikroORM). */
-function pgEm(q: Pick<pg.Pool, 'query'>): EntityManager {
-  const em = {
-    async execute(sql: string, params: unknown[] = []) {
-      let n = 0;
-      return (await q.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows;
-    },
-  };
-  return em as unknown as EntityManager;
-}
 
 /** A second handle on the stack's key backend: its root key, or its SoftHSM2 token. */
 async function stackKms(): Promise<Kms> {

@@ -5,8 +5,6 @@
 // and the stack's own worker re-driving unmailed opens into one mail through SMTP.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { defaultPayloadConverter, type Client } from '@temporalio/client';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type pg from 'pg';
 import type { ShareActivities } from '../../activities/shares.ts';
 import { createShareActivities, LISTED_ACCESSES } from '../../activities/shares.ts';
 import { SharesClient, SHARES_TASK_QUEUE, shareAccessDigestWorkflowId } from '../../domain/shares/client.ts';
@@ -15,6 +13,7 @@ import type { OutgoingMail } from '../../domain/mail/outbox.ts';
 import { startHarness, withWorker, until, type Harness } from './harness.ts';
 import { recordingLogger } from './fakes.ts';
 import { closeDb, db, mailTo, signup, type Account } from '../helpers/api.ts';
+import { pgEm } from '../helpers/pg-em.ts';
 import { newVault, putOk, rnd } from '../helpers/vault-fixtures.ts';
 
 let harness: Harness | undefined;
@@ -95,34 +94,6 @@ describe('share access digest workflow', () => {
     expect(logger.lines).toEqual([expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ workflowId: `share-access-digest:${shareId}` }) })]);
   });
 });
-
-/**
- * The statement API the share SQL uses (execute with `?` placeholders, transactional) over the
- * stack's Postgres: jest cannot load MikroORM (an ES module), and this is all the code asks of it.
- */
-function pgEm(q: Pick<pg.Pool, 'query'>): EntityManager {
-  const em = {
-    async execute(sql: string, params: unknown[] = []) {
-      let n = 0;
-      return (await q.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows;
-    },
-    async transactional<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-      const client = await db().connect();
-      try {
-        await client.query('BEGIN');
-        const result = await work(pgEm(client));
-        await client.query('COMMIT');
-        return result;
-      } catch (e) {
-        await client.query('ROLLBACK');
-        throw e;
-      } finally {
-        client.release();
-      }
-    },
-  };
-  return em as unknown as EntityManager;
-}
 
 describe('share access digest against the stack', () => {
   let owner: Account;
