@@ -1,6 +1,7 @@
 // secp256k1 signing keys in the local key backend: signatures verify, are low-S, and carry the
 // recovery id Ethereum needs (checked with viem, an independent implementation of ecrecover).
 import { randomBytes, randomUUID } from 'node:crypto';
+import { secp256k1 } from '@noble/curves/secp256k1';
 import { KmsSigningKeyError, type Kms } from '../../domain/crypto/kms/kms.ts';
 import { openLocalKms } from '../../domain/crypto/kms/local.ts';
 import { expectEthereumValid } from '../helpers/ecdsa.ts';
@@ -32,6 +33,12 @@ describe('local kms signing keys (secp256k1)', () => {
     const s2 = await kms.signDigest(a.ref, digest);
     expect(s1).toEqual(s2);
     expect((await kms.signDigest(b.ref, digest)).r.equals(s1.r)).toBe(false);
+    // The same nonce as another RFC 6979 implementation (noble) derives from the exported scalar.
+    const scalar = await kms.exportSigningKey(a.ref);
+    const reference = secp256k1.sign(digest, scalar, { lowS: true });
+    scalar.fill(0);
+    expect({ r: s1.r.toString('hex'), s: s1.s.toString('hex'), recovery: s1.recovery })
+      .toEqual({ r: reference.r.toString(16).padStart(64, '0'), s: reference.s.toString(16).padStart(64, '0'), recovery: reference.recovery });
   });
 
   test('a digest that is not exactly 32 bytes is refused', async () => {

@@ -3,9 +3,11 @@
 // read costs no unseal; the cache is bounded and a destroyed key leaves it at once.
 // A signing key is a secp256k1 scalar sealed the same way (AAD binds its label); it is unsealed for
 // each signature only and never cached, and the unsealed bytes are zeroed right after use.
+// Signatures come from libsecp256k1 (tiny-secp256k1); key generation stays with noble.
 import { randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1';
+import * as ecc from 'tiny-secp256k1';
 import { seal, open, asKeyObject, DecryptionError } from '../aead.ts';
 import { assertDigest, KmsDecryptError, KmsSigningKeyError, type Kms, type SigningKeyRef, type VaultKeyRef } from './kms.ts';
 
@@ -100,13 +102,15 @@ export function openLocalKms(rootKeyBytes: Buffer): Kms {
       assertDigest(digest);
       const priv = signingKey(ref);
       try {
-        // RFC 6979 deterministic nonce; lowS is noble's default for secp256k1, set to be explicit.
-        const sig = secp256k1.sign(digest, priv, { lowS: true });
+        // libsecp256k1 (tiny-secp256k1, WebAssembly): RFC 6979 deterministic nonce, low-S, and
+        // the recovery id with it; a third of noble's time per signature, which is most of a
+        // signing request's own work. It wipes its copy of the scalar when it returns.
+        const { signature, recoveryId } = ecc.signRecoverable(digest, priv);
         // 2 and 3 mean r overflowed n (odds ~2^-128); Ethereum cannot express them.
-        if (sig.recovery > 1) throw new Error('signature recovery id out of range');
-        return { r: toBuf32(sig.r), s: toBuf32(sig.s), recovery: sig.recovery as 0 | 1 };
+        if (recoveryId > 1) throw new Error('signature recovery id out of range');
+        const sig = Buffer.from(signature);
+        return { r: sig.subarray(0, 32), s: sig.subarray(32, 64), recovery: recoveryId as 0 | 1 };
       } finally {
-        // noble copies the scalar into a bigint we cannot wipe; the byte copy at least goes now.
         priv.fill(0);
       }
     },
@@ -131,5 +135,3 @@ export function openLocalKms(rootKeyBytes: Buffer): Kms {
     },
   };
 }
-
-const toBuf32 = (n: bigint): Buffer => Buffer.from(n.toString(16).padStart(64, '0'), 'hex');
