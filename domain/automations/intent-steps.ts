@@ -61,7 +61,7 @@ export class IntentSteps {
     const chain = await resolveEvmChain(em, String(p.chain));
     // Refused before the aggregator hears of the agent: no quote for an agent that may not transact.
     const agent = await loadAgent(em, principal.orgId, principal.id);
-    await authorizeIntents(em, principal, agent);
+    await authorizeIntents(() => em, principal, agent);
     const taker = await senderOf(em, agent, undefined);
     const sellToken = await this.token(String(p.token_in), chain.nativeCurrency, 'token_in');
     const buyToken = await this.token(String(p.token_out), chain.nativeCurrency, 'token_out');

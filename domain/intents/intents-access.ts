@@ -19,8 +19,11 @@ export const HOW_TO_ENABLE = 'an owner or admin turns it on with PATCH /v1/agent
 /** An enabled EVM chain of the chains table, by name or chain_id. */
 export type EvmChain = { name: string; chainId: number; nativeCurrency: string };
 
-/** The agent itself (with the claim) or an owner or admin, and the agent's Intents API on. */
-export async function authorizeIntents(em: EntityManager, principal: Principal, agent: AgentRow): Promise<void> {
+/**
+ * The agent itself (with the claim) or an owner or admin, and the agent's Intents API on. `db` is
+ * asked for an EntityManager only for a human (the signing hot path forks none).
+ */
+export async function authorizeIntents(db: () => EntityManager, principal: Principal, agent: AgentRow): Promise<void> {
   if (principal.type === 'agent') {
     if (principal.id !== agent.id) throw forbidden("An agent acts only through its own Intents API (its own keys and transactions)");
     if (principal.intentsApiEnabled !== true) {
@@ -28,7 +31,7 @@ export async function authorizeIntents(em: EntityManager, principal: Principal, 
         ? 'exchange the agent key for a new token (POST /v1/auth/agent-token)' : `the agent's Intents API is off (${HOW_TO_ENABLE})`}`);
     }
   } else {
-    await requireManager(em, principal);
+    await requireManager(db(), principal);
   }
   if (!agent.intents_api_enabled) throw forbidden(`intents_api_enabled: the agent's Intents API is off (${HOW_TO_ENABLE})`);
 }

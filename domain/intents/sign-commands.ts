@@ -40,9 +40,8 @@ export class SignCommands {
 
   async sign(ctx: ActionContext, agentId: string, input: SignIntentInput): Promise<SignResult> {
     const principal = callerOf(ctx);
-    const em = this.d.db();
     const { agent, key: keyRow, chain: chainRow } = await signingAgent(this.d.hot, principal.orgId, agentId, chainKeyOf(input.chain));
-    await authorizeIntents(em, principal, agent);
+    await authorizeIntents(() => this.d.db(), principal, agent);
     allowIntent(agent, input);
     checkSigningKeyPath(agent.id, input.signing_key_path);
     const chain = evmChainOf(input.chain, chainRow);

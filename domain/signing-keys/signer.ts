@@ -8,7 +8,7 @@ import { secp256k1 } from '@noble/curves/secp256k1';
 import { toHex } from 'viem';
 import { assertDigest, KmsSigningKeyError, type Kms, type SigningKeyRef } from '../crypto/kms/kms.ts';
 import { loadAgent, type AgentRow } from '../agents/agent-repository.ts';
-import { Problem, conflict, forbidden } from '../errors.ts';
+import { Problem, forbidden } from '../errors.ts';
 import { resolveSigningChain, type SigningChain } from './signing-chains.ts';
 import { readHandle } from './key-handles.ts';
 import { activeSigningKey, handleOf, type SigningKeyRow } from './key-repository.ts';
@@ -25,6 +25,13 @@ export type SignerDeps = { db: () => EntityManager; kms: Kms };
 
 /** The agent's active key, ready to sign: its handle in the KMS and the public facts. */
 export type ActiveKey = { ref: SigningKeyRef; address: string; publicKey: string; keyId: string; keyVersion: number };
+
+/** 409: the key backend no longer holds the key (rotated or deactivated since it was looked up). */
+export class SigningKeyRetired extends Problem {
+  constructor() {
+    super(409, 'The signing key was rotated or deactivated while signing; sign again');
+  }
+}
 
 /** Handles decrypted from `__agent-keys`, by key id (a key's handle never changes). Bounded. */
 const HANDLE_CACHE_MAX = 10_000;
@@ -58,11 +65,10 @@ export class AgentSigner {
    */
   async activeKey(agent: Pick<AgentRow, 'id' | 'org_id' | 'status'>, signingChain: SigningChain, preloaded?: SigningKeyRow | null): Promise<ActiveKey> {
     if (agent.status !== 'active') throw forbidden('The agent is deactivated: its keys do not sign');
-    const em = this.d.db();
-    const key = preloaded !== undefined ? preloaded : await activeSigningKey(em, agent.org_id, agent.id, signingChain);
+    const key = preloaded !== undefined ? preloaded : await activeSigningKey(this.d.db(), agent.org_id, agent.id, signingChain);
     let ref = key ? this.handles.get(key.id) : undefined;
     if (key && !ref) {
-      ref = await readHandle(em, this.d.kms, agent.org_id, handleOf(key)) ?? undefined;
+      ref = await readHandle(this.d.db(), this.d.kms, agent.org_id, handleOf(key)) ?? undefined;
       if (ref) this.remember(key.id, ref);
     }
     if (!key || !ref) throw new Problem(404, `The agent has no active ${signingChain} signing key`);
@@ -79,7 +85,7 @@ export class AgentSigner {
       if (e instanceof KmsSigningKeyError) {
         this.handles.delete(key.keyId);
         this.verified.delete(key.keyId);
-        throw conflict('The signing key was rotated or deactivated while signing; sign again');
+        throw new SigningKeyRetired();
       }
       throw e;
     }

@@ -57,7 +57,7 @@ export class SimulationCommands {
     const principal = callerOf(ctx);
     const em = this.d.db();
     const agent = await loadAgent(em, principal.orgId, agentId);
-    await authorizeIntents(em, principal, agent);
+    await authorizeIntents(() => em, principal, agent);
     const chain = await resolveEvmChain(em, inputs[0]!.chain);
     for (const [i, input] of inputs.entries()) {
       if (i > 0 && (await resolveEvmChain(em, input.chain)).chainId !== chain.chainId) {

@@ -2,8 +2,9 @@
 // listTransactions, getTransaction): an agent asks, the service signs with the agent's key in the
 // KMS and, for a submit, broadcasts through a Temporal workflow. The agent never sees the key.
 // A request goes, in order:
-//   1. who (intents-access.ts), which chain, the agent's active key; a repeated Idempotency-Key
-//      is answered from the stored row (200);
+//   1. who (intents-access.ts), which chain, the agent's active key (read once, then served from a
+//      copy that step 5 checks, see submit); a repeated Idempotency-Key is answered from the
+//      stored row (200);
 //   2. the per-transaction guardrails (403 naming the guardrail);
 //   3. simulate_first: a simulation that does not succeed is a 422 carrying the revert reason; the
 //      row is kept as simulation_failed, nothing is signed or reserved;
@@ -21,14 +22,14 @@ import { formatEther, type Address } from 'viem';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
-import type { ActiveKey, AgentSigner } from '../signing-keys/signer.ts';
+import { SigningKeyRetired, type ActiveKey, type AgentSigner } from '../signing-keys/signer.ts';
 import type { ChainRpc } from '../chains/chain-rpc.ts';
 import type { TransactionsClient } from './client.ts';
 import type { SimulationCommands, StoredSimulation } from './simulation-commands.ts';
-import { callerOf, subjectOf } from '../auth/principal.ts';
+import { callerOf, subjectOf, type Principal } from '../auth/principal.ts';
 import { loadAgent, type AgentRow } from '../agents/agent-repository.ts';
 import type { HotReads } from '../../db/hot-reads.ts';
-import { signingAgent } from '../intents/signing-agent.ts';
+import { SigningAgentCache, signingAgent, type SigningAgent, type SigningAgentGuard } from '../intents/signing-agent.ts';
 import { Problem, conflict, invalidField, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { authorizeIntents, chainKeyOf, evmChainOf, type EvmChain } from '../intents/intents-access.ts';
@@ -59,7 +60,17 @@ export const MAX_IDEMPOTENCY_KEY = 255;
 type SignArgs = {
   id: string; agent: AgentRow; chain: EvmChain; key: ActiveKey; req: TransactionRequest; mode: TransactionMode; actor: string;
   idempotencyKey: string | null; digest: string; simulation: StoredSimulation | null;
+  /** The cached read's row versions, for the recording statement to check; null after a fresh read. */
+  guard: SigningAgentGuard | null;
 };
+
+/** The cached read of the agent, its key or the chain is out of date: read again and start over. */
+class StaleSigningAgent extends Error {
+  constructor() {
+    super('the cached signing agent is stale');
+    this.name = 'StaleSigningAgent';
+  }
+}
 const LIST_LIMIT = 100;
 
 /** A signed transaction's bytes and the fields that went into them. */
@@ -68,40 +79,68 @@ type SignedBytes = { nonce: number; gasLimit: bigint; fees: ChainFacts['fees']; 
 export class TransactionCommands {
   private readonly d: TransactionDeps;
   private readonly senders = new SenderQueue();
+  private readonly agents = new SigningAgentCache();
 
   constructor(deps: TransactionDeps) {
     this.d = deps;
   }
 
+  /**
+   * Step 1 reads the agent, its key and the chain once and keeps them (SigningAgentCache): a later
+   * request is served from the copy, and the statement that records it checks that none of the
+   * three rows has changed since. When one has, or when the copy's facts refuse the request, the
+   * copy is dropped and the request runs again on a fresh read; the signature made on the copy is
+   * never stored or returned.
+   */
   async submit(ctx: ActionContext, agentId: string, req: TransactionRequest, idempotencyKey: string | null, mode: TransactionMode): Promise<TransactionOutcome> {
     const principal = callerOf(ctx);
-    const em = this.d.db();
-    const { agent, key: keyRow, chain: chainRow } = await signingAgent(this.d.hot, principal.orgId, agentId, chainKeyOf(req.chain));
-    await authorizeIntents(em, principal, agent);
-    const chain = evmChainOf(req.chain, chainRow);
-    if (req.chainIdCheck !== undefined && req.chainIdCheck !== chain.chainId) {
-      throw invalidField('chain_id', `is ${req.chainIdCheck}, but chain ${chain.name} has chain_id ${chain.chainId}`);
+    const chainKey = chainKeyOf(req.chain);
+    const cached = this.agents.get(principal.orgId, agentId, chainKey);
+    if (cached) {
+      try {
+        return await this.submitAs(ctx, cached, true, req, idempotencyKey, mode);
+      } catch (e) {
+        if (!(e instanceof StaleSigningAgent)) throw e;
+        this.agents.forget(principal.orgId, agentId, chainKey);
+      }
     }
-    checkSigningKeyPath(agent.id, req.signingKeyPath);
-    const key = await this.d.signer.activeKey(agent, 'ethereum', keyRow);
+    const fresh = await signingAgent(this.d.hot, principal.orgId, agentId, chainKey);
+    const outcome = await this.submitAs(ctx, fresh, false, req, idempotencyKey, mode);
+    this.agents.set(principal.orgId, agentId, chainKey, fresh);
+    return outcome;
+  }
+
+  private async submitAs(ctx: ActionContext, access: SigningAgent, cached: boolean, req: TransactionRequest, idempotencyKey: string | null,
+    mode: TransactionMode): Promise<TransactionOutcome> {
+    const principal = callerOf(ctx);
+    // A refusal decided on the copy's facts is not trusted: the rows are asked again.
+    const onFacts = async <T>(check: () => Promise<T> | T): Promise<T> => {
+      try {
+        return await check();
+      } catch (e) {
+        throw cached && e instanceof Problem ? new StaleSigningAgent() : e;
+      }
+    };
+    const { agent, chain, key, digest } = await onFacts(() => this.admit(principal, access, req, mode));
     const from = key.address as Address;
-    const digest = requestDigest(req, chain.chainId, mode);
     if (idempotencyKey !== null) {
-      const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey);
+      const prior = await findByIdempotencyKey(this.d.db(), agent.id, idempotencyKey);
       if (prior) return { tx: replay(prior, digest), replayed: true };
     }
-    checkStaticGuardrails(agent, chain.name, req.to, req.valueWei);
+    await onFacts(() => checkStaticGuardrails(agent, chain.name, req.to, req.valueWei));
     const simulation = req.simulateFirst ? await withChainProblems(() => this.simulateFirst(agent, chain, from, req, subjectOf(principal))) : null;
 
     const id = randomUUID();
     let signed: TransactionRow | 'replay';
     try {
-      signed = await this.sign({ id, agent, chain, key, req, mode, actor: subjectOf(principal), idempotencyKey, digest, simulation });
+      signed = await this.sign({
+        id, agent, chain, key, req, mode, actor: subjectOf(principal), idempotencyKey, digest, simulation, guard: cached ? access.guard : null,
+      });
     } catch (e) {
-      throw chainProblem(e);
+      throw cached && e instanceof SigningKeyRetired ? new StaleSigningAgent() : chainProblem(e); // the copy's key was rotated away
     }
     if (signed === 'replay') {
-      const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey!);
+      const prior = await findByIdempotencyKey(this.d.db(), agent.id, idempotencyKey!);
       if (!prior) throw conflict('Idempotency-Key: a transaction with this key is being created; retry shortly');
       return { tx: replay(prior, digest), replayed: true };
     }
@@ -111,6 +150,19 @@ export class TransactionCommands {
     });
     if (mode === 'submit') await this.d.client.startBroadcast({ id, orgId: agent.org_id, agentId: agent.id });
     return { tx: signed, replayed: false };
+  }
+
+  /** Who may ask, on which chain, with which key: checks only, nothing written. */
+  private async admit(principal: Principal, access: SigningAgent, req: TransactionRequest, mode: TransactionMode) {
+    const { agent, key: keyRow, chain: chainRow } = access;
+    await authorizeIntents(() => this.d.db(), principal, agent);
+    const chain = evmChainOf(req.chain, chainRow);
+    if (req.chainIdCheck !== undefined && req.chainIdCheck !== chain.chainId) {
+      throw invalidField('chain_id', `is ${req.chainIdCheck}, but chain ${chain.name} has chain_id ${chain.chainId}`);
+    }
+    checkSigningKeyPath(agent.id, req.signingKeyPath);
+    const key = await this.d.signer.activeKey(agent, 'ethereum', keyRow);
+    return { agent, chain, key, digest: requestDigest(req, chain.chainId, mode) };
   }
 
   async list(ctx: ActionContext, agentId: string, limit = 50): Promise<TransactionRow[]> {
@@ -129,7 +181,7 @@ export class TransactionCommands {
     const principal = callerOf(ctx);
     const em = this.d.db();
     const agent = await loadAgent(em, principal.orgId, agentId);
-    await authorizeIntents(em, principal, agent);
+    await authorizeIntents(() => em, principal, agent);
     return agent;
   }
 
@@ -167,7 +219,7 @@ export class TransactionCommands {
     if (a.mode === 'submit') await this.checkFunds(chain, from, req.valueWei, gasLimit, fees);
     const presigned = req.nonce === undefined ? null : await this.signedBytes(a, req.nonce, gasLimit, fees);
     if (presigned && a.idempotencyKey === null) {
-      const row = await this.recorded(onHotPool(this.d.hot, 'tx-record-signed'), this.d.db(), a, presigned);
+      const row = await this.recorded(onHotPool(this.d.hot, 'tx-record-signed'), () => this.d.db(), a, presigned);
       wakeOutbox(this.d.hot); // its agent.transaction.signed has committed (hot sessions skip the outbox trigger)
       return row;
     }
@@ -181,7 +233,7 @@ export class TransactionCommands {
         await releaseStaleIdempotencyKey(tx, agent.id, a.idempotencyKey);
       }
       const signed = presigned ?? await this.signedBytes(a, await allocateNonce(tx, this.d.rpc, at!, chain.chainId, from), gasLimit, fees);
-      return this.recorded(inTransaction(tx), tx, a, signed);
+      return this.recorded(inTransaction(tx), () => tx, a, signed);
     });
     return at === null ? work() : this.senders.run(chain.chainId, from, work);
   }
@@ -194,12 +246,12 @@ export class TransactionCommands {
   }
 
   /** The row, the day's counters and the event in one statement (`run`); the daily cap's 403 when it refuses. */
-  private async recorded(run: StatementRunner, em: EntityManager, a: SignArgs, s: SignedBytes): Promise<TransactionRow> {
+  private async recorded(run: StatementRunner, em: () => EntityManager, a: SignArgs, s: SignedBytes): Promise<TransactionRow> {
     const { agent, chain, req } = a;
     const status = a.mode === 'submit' ? 'signed' : 'sign_only';
     const from = a.key.address;
     const caps = dailyCapsOf(agent);
-    const row = await recordSignedTransaction(run, {
+    const outcome = await recordSignedTransaction(run, {
       id: a.id, orgId: agent.org_id, agentId: agent.id, chain: chain.name, chainId: chain.chainId, to: req.to, valueWei: req.valueWei,
       data: req.data ?? null, idempotencyKey: a.idempotencyKey, requestDigest: a.digest, simulationId: a.simulation?.id ?? null,
       simulationStatus: a.simulation?.status ?? null, createdBy: a.actor, status, from, nonce: s.nonce, txType: s.txType, gasLimit: s.gasLimit,
@@ -213,9 +265,10 @@ export class TransactionCommands {
         agent_id: agent.id, transaction_id: a.id, chain: chain.name, chain_id: chain.chainId, from, to: req.to, nonce: s.nonce, tx_type: s.txType,
         tx_hash: s.txHash, value_wei: req.valueWei.toString(), status, actor: a.actor,
       },
-    });
-    if (!row) throw await dailyRefusal(em, agent.id, req.valueWei, caps);
-    return row;
+    }, a.guard);
+    if (outcome.refused === 'stale') throw new StaleSigningAgent();
+    if (outcome.row === null) throw await dailyRefusal(em(), agent.id, req.valueWei, caps);
+    return outcome.row;
   }
 
   /** A transaction the sender cannot pay for would only be refused by the node: say so now, before signing. */

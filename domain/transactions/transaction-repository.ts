@@ -3,6 +3,7 @@
 // (`… WHERE status = 'signed'`), so a repeated activity or a second sweeper changes nothing twice.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { positional, type HotReads } from '../../db/hot-reads.ts';
+import type { SigningAgentGuard } from '../intents/signing-agent.ts';
 
 export type TransactionStatus = 'pending' | 'signed' | 'sign_only' | 'broadcast' | 'confirmed' | 'failed' | 'simulation_failed';
 
@@ -115,22 +116,16 @@ export const inTransaction = (tx: EntityManager): StatementRunner => (text, para
 /** On its own (autocommit), as the prepared statement `name` of the hot pool. */
 export const onHotPool = (hot: HotReads, name: string): StatementRunner => (text, params) => hot.all<Raw>(name, positional(text), params);
 
-/**
- * The daily counters reserved, the signed row and its `agent.transaction.signed` event, in ONE
- * statement: either all three are written or none. The counters' conditional upsert refuses when
- * a cap would be passed; then nothing is written and the answer is null (the caller names the cap).
- * One statement also holds the counters' row lock only for its own run, not for a whole
- * transaction's round trips, so one agent's parallel requests queue for microseconds.
- */
-export async function recordSignedTransaction(run: StatementRunner, t: SignedTransaction, caps: { limitWei: bigint | null; maxCount: number | null },
-  event: { id: string; payload: Record<string, unknown> }): Promise<TransactionRow | null> {
-  const value = t.valueWei.toString();
-  const limit = caps.limitWei === null ? null : caps.limitWei.toString();
-  const rows = await run(
-    `WITH day AS (
+/** recordSignedTransaction's statement: one text, so the hot pool prepares it once per connection. */
+const RECORD_SIGNED_SQL = `WITH fresh AS (
+       SELECT ?::xid IS NULL OR (
+         EXISTS (SELECT 1 FROM agents WHERE id = ?::uuid AND xmin = ?::xid)
+         AND EXISTS (SELECT 1 FROM signing_keys WHERE id = ?::uuid AND xmin = ?::xid)
+         AND EXISTS (SELECT 1 FROM chains WHERE name = ? AND xmin = ?::xid)) AS ok
+     ), day AS (
        INSERT INTO agent_tx_daily_usage AS u (agent_id, day, spent_wei, tx_count)
-       SELECT ?::uuid, (now() AT TIME ZONE 'UTC')::date, ?::numeric, 1
-       WHERE (?::numeric IS NULL OR ?::numeric <= ?::numeric) AND (?::int IS NULL OR ?::int >= 1)
+       SELECT ?::uuid, (now() AT TIME ZONE 'UTC')::date, ?::numeric, 1 FROM fresh
+       WHERE fresh.ok AND (?::numeric IS NULL OR ?::numeric <= ?::numeric) AND (?::int IS NULL OR ?::int >= 1)
        ON CONFLICT (agent_id, day) DO UPDATE SET spent_wei = u.spent_wei + EXCLUDED.spent_wei, tx_count = u.tx_count + 1
          WHERE (?::numeric IS NULL OR u.spent_wei + EXCLUDED.spent_wei <= ?::numeric) AND (?::int IS NULL OR u.tx_count + 1 <= ?::int)
        RETURNING u.day
@@ -140,18 +135,55 @@ export async function recordSignedTransaction(run: StatementRunner, t: SignedTra
          max_fee_per_gas, max_priority_fee_per_gas, signed_tx, tx_hash, signed_at)
        SELECT ?::uuid, ?::uuid, ?::uuid, ?, ?::bigint, ?, ?::numeric, ?, ?, ?, ?, ?::uuid, ?, ?, day.day, ?, ?::bigint, ?::smallint, ?::numeric, ?::numeric,
          ?::numeric, ?::numeric, ?, ?, now() FROM day
-       RETURNING ${COLUMNS}
+       RETURNING created_at, to_char(reserved_day, 'YYYY-MM-DD') AS reserved_day, org_id
      ), event AS (
        INSERT INTO event_outbox (id, org_id, event_type, payload)
        SELECT ?::uuid, signed.org_id, 'agent.transaction.signed', ?::jsonb FROM signed
      )
-     SELECT * FROM signed`,
-    [t.agentId, value, limit, value, limit, caps.maxCount, caps.maxCount, limit, limit, caps.maxCount, caps.maxCount,
+     SELECT fresh.ok AS fresh, signed.created_at, signed.reserved_day FROM fresh LEFT JOIN signed ON true`;
+
+/** What recordSignedTransaction did: the row (null when nothing was written), and why not. */
+export type RecordOutcome = { row: TransactionRow; refused: null } | { row: null; refused: 'daily_cap' | 'stale' };
+
+/**
+ * The daily counters reserved, the signed row and its `agent.transaction.signed` event, in ONE
+ * statement: either all three are written or none. The counters' conditional upsert refuses when
+ * a cap would be passed ('daily_cap'; the caller names the cap). With a `guard` (the request used
+ * a cached read of the agent, its key and the chain), nothing is written either when any of the
+ * three rows has changed since ('stale'; the caller reads again and starts over).
+ * One statement also holds the counters' row lock only for its own run, not for a whole
+ * transaction's round trips, so one agent's parallel requests queue for microseconds.
+ */
+export async function recordSignedTransaction(run: StatementRunner, t: SignedTransaction, caps: { limitWei: bigint | null; maxCount: number | null },
+  event: { id: string; payload: Record<string, unknown> }, guard: SigningAgentGuard | null): Promise<RecordOutcome> {
+  const value = t.valueWei.toString();
+  const limit = caps.limitWei === null ? null : caps.limitWei.toString();
+  const rows = await run(
+    RECORD_SIGNED_SQL,
+    [guard?.agentXmin ?? null, guard?.agentId ?? null, guard?.agentXmin ?? null, guard?.keyId ?? null, guard?.keyXmin ?? null,
+      guard?.chainName ?? null, guard?.chainXmin ?? null,
+      t.agentId, value, limit, value, limit, caps.maxCount, caps.maxCount, limit, limit, caps.maxCount, caps.maxCount,
       t.id, t.orgId, t.agentId, t.chain, t.chainId, t.to, value, t.data, t.status, t.idempotencyKey, t.requestDigest,
       t.simulationId, t.simulationStatus, t.createdBy, t.from, t.nonce, t.txType, dec(t.gasLimit), dec(t.gasPrice),
       dec(t.maxFeePerGas), dec(t.maxPriorityFeePerGas), t.signedTx, t.txHash,
       event.id, JSON.stringify(event.payload)]);
-  return rows[0] ? toRow(rows[0]) : null;
+  const { fresh, created_at: stamp, reserved_day: day } = rows[0]! as { fresh: boolean; created_at: Date | string | null; reserved_day: string | null };
+  if (!fresh) return { row: null, refused: 'stale' };
+  if (stamp === null) return { row: null, refused: 'daily_cap' };
+  const at = new Date(stamp);
+  // The row as stored, from what was sent and what the database set (one now() for every stamp):
+  // the statement returns only those, not the 33 columns back.
+  return {
+    refused: null,
+    row: {
+      id: t.id, org_id: t.orgId, agent_id: t.agentId, chain: t.chain, chain_id: t.chainId, from_address: t.from, to_address: t.to,
+      value_wei: t.valueWei, data: t.data, nonce: t.nonce, tx_type: t.txType, gas_limit: t.gasLimit, gas_price: t.gasPrice,
+      max_fee_per_gas: t.maxFeePerGas, max_priority_fee_per_gas: t.maxPriorityFeePerGas, status: t.status, signed_tx: t.signedTx,
+      tx_hash: t.txHash, error_message: null, reserved_day: day, idempotency_key: t.idempotencyKey, request_digest: t.requestDigest,
+      simulation_id: t.simulationId, simulation_status: t.simulationStatus, block_number: null, gas_used: null, broadcast_attempts: 0,
+      created_by: t.createdBy, created_at: at, signed_at: at, broadcast_at: null, confirmed_at: null, updated_at: at,
+    },
+  };
 }
 
 /**
