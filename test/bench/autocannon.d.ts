@@ -1,5 +1,5 @@
 // Minimal types for autocannon 9 (it ships none, and @types/autocannon is not installed):
-// only what test/bench/run.ts uses. See node_modules/autocannon/README.md for the rest.
+// only what the benchmarks use. See node_modules/autocannon/README.md for the rest.
 declare module 'autocannon' {
   export type Histogram = {
     average: number;
@@ -28,6 +28,13 @@ declare module 'autocannon' {
     title?: string;
     /** A run before the measured one, with these options overridden; its result is discarded. */
     warmup?: { connections?: number; duration?: number };
+    /** Called with each connection's client as it is created (also for the warm-up's connections). */
+    setupClient?: (client: Client) => void;
+  };
+
+  export type Client = {
+    /** Replaces the requests this connection sends in turn. */
+    setRequests(requests: NonNullable<Options['requests']>): void;
   };
 
   export type Result = {
