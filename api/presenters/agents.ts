@@ -40,7 +40,7 @@ export const AgentSchema = shape('Agent', z.object({
   message_signing_enabled: z.boolean(),
   /** Whether POST …/sign signs a client-computed digest (eip712_digest): blind signing, default false. */
   raw_signing_enabled: z.boolean(),
-  /** No per-domain EIP-712 rules yet: every domain may be signed (`allow`, empty allowlist). */
+  /** POST …/sign typed_data: every domain (`allow`, the default) or only those an allowlist entry matches (`deny`). */
   eip712_default_policy: z.enum(['deny', 'allow']),
   eip712_domain_allowlist: z.array(z.record(z.string(), z.unknown())),
   /** Whether the agent may call POST …/execute through its bindings (off by default, set by humans). */
@@ -119,8 +119,8 @@ export function presentAgent(a: AgentRow): z.output<typeof AgentSchema> {
     token_ttl_seconds: a.token_ttl_seconds,
     message_signing_enabled: a.message_signing_enabled,
     raw_signing_enabled: a.raw_signing_enabled,
-    eip712_default_policy: 'allow',
-    eip712_domain_allowlist: [],
+    eip712_default_policy: a.eip712_default_policy,
+    eip712_domain_allowlist: a.eip712_domain_allowlist,
     execution_intents_enabled: a.execution_intents_enabled,
     execution_guardrails: a.execution_guardrails ?? {},
     created_by: omitNull(a.created_by),

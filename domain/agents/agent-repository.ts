@@ -7,6 +7,7 @@ import { emitEvent } from '../events/outbox.ts';
 import { subjectOf } from '../auth/principal.ts';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
+import type { Eip712DomainEntry, Eip712Policy } from '../intents/eip712-domains.ts';
 
 export type AgentStatus = 'pending' | 'active' | 'inactive';
 
@@ -19,6 +20,8 @@ export type AgentRow = {
   tx_max_per_day: number | null; token_ttl_seconds: number | null; created_by: string | null; human_email: string | null;
   /** POST …/sign: EIP-191 personal_sign (default on) and raw digests (default off); migration 0020. */
   message_signing_enabled: boolean; raw_signing_enabled: boolean;
+  /** POST …/sign typed_data: every domain (`allow`) or only allowlisted ones (`deny`); migration 0025. */
+  eip712_default_policy: Eip712Policy; eip712_domain_allowlist: Eip712DomainEntry[];
   /** POST …/execute through the agent's bindings, and limits over all of them; migration 0022. */
   execution_intents_enabled: boolean; execution_guardrails: Record<string, unknown>;
   created_at: string | Date; updated_at: string | Date; last_active_at: string | Date | null;
@@ -27,8 +30,8 @@ export type AgentRow = {
 // Everything a record shows or a command needs; never key_digest or approval_token_digest.
 export const AGENT_COLUMNS = `id, org_id, name, description, status, key_prefix, api_key_expires_at, intents_api_enabled, scopes,
   tx_max_value_eth, tx_daily_limit_eth, tx_to_allowlist, tx_allowed_chains, tx_max_per_day, token_ttl_seconds,
-  created_by, human_email, message_signing_enabled, raw_signing_enabled, execution_intents_enabled, execution_guardrails,
-  created_at, updated_at, last_active_at`;
+  created_by, human_email, message_signing_enabled, raw_signing_enabled, eip712_default_policy, eip712_domain_allowlist,
+  execution_intents_enabled, execution_guardrails, created_at, updated_at, last_active_at`;
 
 /** The settings a human chooses for an agent. */
 export type AgentSettings = {
@@ -36,8 +39,9 @@ export type AgentSettings = {
   tx_max_value_eth: string | null; tx_daily_limit_eth: string | null; tx_to_allowlist: string[]; tx_allowed_chains: string[];
   tx_max_per_day: number | null; token_ttl_seconds: number | null;
   execution_intents_enabled: boolean; execution_guardrails: Record<string, unknown>;
-  /** Set by PATCH only; a new agent gets the column defaults (migration 0020). */
+  /** Set by PATCH only; a new agent gets the column defaults (migrations 0020, 0025). */
   message_signing_enabled?: boolean; raw_signing_enabled?: boolean;
+  eip712_default_policy?: Eip712Policy; eip712_domain_allowlist?: Eip712DomainEntry[];
 };
 
 /** An agent created through enrollment starts with these. */
@@ -49,8 +53,9 @@ export const DEFAULT_SETTINGS: Omit<AgentSettings, 'name' | 'description'> = {
 
 const SETTING_COLUMNS: (keyof AgentSettings)[] = ['name', 'description', 'intents_api_enabled', 'scopes', 'api_key_expires_at',
   'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'token_ttl_seconds',
-  'message_signing_enabled', 'raw_signing_enabled', 'execution_intents_enabled', 'execution_guardrails'];
-const JSON_COLUMNS = new Set<string>(['scopes', 'tx_to_allowlist', 'tx_allowed_chains', 'execution_guardrails']);
+  'message_signing_enabled', 'raw_signing_enabled', 'eip712_default_policy', 'eip712_domain_allowlist', 'execution_intents_enabled',
+  'execution_guardrails'];
+const JSON_COLUMNS = new Set<string>(['scopes', 'tx_to_allowlist', 'tx_allowed_chains', 'eip712_domain_allowlist', 'execution_guardrails']);
 const jsonOrNull = (v: unknown) => (v === null ? null : JSON.stringify(v));
 
 export async function insertAgent(tx: EntityManager, orgId: string, createdBy: string, s: AgentSettings, key: { prefix: string; digest: string }, humanEmail: string | null = null): Promise<AgentRow> {

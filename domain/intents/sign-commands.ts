@@ -5,9 +5,9 @@
 // Who may sign: the agent itself or an owner or admin, while its Intents API is on (intents-access.ts).
 // Per intent, the agent's switches (set by humans, PATCH /v1/agents/{id}): personal_sign needs
 // message_signing_enabled (on by default), eip712_digest needs raw_signing_enabled (off by
-// default: blind signing). EIP-712 typed data is signed for every domain: the reference's
-// per-agent domain allowlist (eip712_domain_allowlist, eip712_default_policy) is not stored yet,
-// so the policy is `allow` for all.
+// default: blind signing); typed_data is signed for every domain unless the agent's
+// eip712_default_policy is `deny`, then only for domains its eip712_domain_allowlist names
+// (eip712-domains.ts).
 // Every signature is audited (`agent.sign`: intent, chain, the hashes; never a key, never the
 // message) before it is returned; a transaction also emits `agent.transaction.signed`.
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -22,6 +22,7 @@ import { emitEventAlone } from '../events/outbox.ts';
 import { forbidden } from '../errors.ts';
 import { HOW_TO_ENABLE, authorizeIntents, chainKeyOf, evmChainOf } from './intents-access.ts';
 import { checkSigningKeyPath } from '../transactions/sender.ts';
+import { checkEip712Domain } from './eip712-domains.ts';
 import { digestBytes, prepareIntent, signedIntent, type PreparedIntent, type SignIntentInput, type SignedIntent } from './sign-intents.ts';
 
 export type SignDeps = { db: () => EntityManager; hot: HotReads; signer: AgentSigner; audit: ActionAudit };
@@ -46,6 +47,7 @@ export class SignCommands {
     checkSigningKeyPath(agent.id, input.signing_key_path);
     const chain = evmChainOf(input.chain, chainRow);
     const prepared = prepareIntent(input, chain.chainId);
+    if (prepared.kind === 'typed_data') checkEip712Domain(agent, prepared.domain);
     const sig = await this.d.signer.signWith(await this.d.signer.activeKey(agent, 'ethereum', keyRow), digestBytes(prepared.digest));
     const signed = signedIntent(prepared, sig);
     const result: SignResult = { ...signed, chain: chain.name, chainId: chain.chainId, from: sig.address };

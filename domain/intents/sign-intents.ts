@@ -9,7 +9,8 @@
 //   transaction     EIP-2718 types 0 to 4 (evm-transaction.ts): keccak256 of the unsigned serialization.
 import { hashMessage, serializeSignature, toHex, type Hex, type SignableMessage } from 'viem';
 import { invalidField } from '../errors.ts';
-import { typedDataHash } from './typed-data.ts';
+import { typedData } from './typed-data.ts';
+import type { TypedDomain } from './eip712-domains.ts';
 import { buildTransaction, signedTransaction, type TransactionFields, type TxType, type UnsignedTransaction } from './evm-transaction.ts';
 
 /** The intents as the reference names them; the route maps the alias `digest` to `eip712_digest`. */
@@ -30,7 +31,7 @@ export type SignIntentInput = TransactionFields & {
 /** What is signed: the digest, and what it is the hash of. */
 export type PreparedIntent =
   | { kind: 'personal_sign'; digest: Hex }
-  | { kind: 'typed_data'; digest: Hex }
+  | { kind: 'typed_data'; digest: Hex; domain: TypedDomain }
   | { kind: 'eip712_digest'; digest: Hex }
   | { kind: 'transaction'; digest: Hex; tx: UnsignedTransaction };
 
@@ -51,8 +52,10 @@ export function prepareIntent(input: SignIntentInput, chainId: number): Prepared
   switch (input.intent_type) {
     case 'personal_sign':
       return { kind: 'personal_sign', digest: hashMessage(messageOf(input.message)) };
-    case 'typed_data':
-      return { kind: 'typed_data', digest: typedDataHash(input.typed_data) };
+    case 'typed_data': {
+      const { hash, domain } = typedData(input.typed_data);
+      return { kind: 'typed_data', digest: hash, domain };
+    }
     case 'eip712_digest':
       if (input.hash === undefined) throw invalidField('hash', 'is required for intent_type eip712_digest: the 0x-prefixed 32-byte digest to sign');
       return { kind: 'eip712_digest', digest: input.hash };

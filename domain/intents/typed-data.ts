@@ -6,6 +6,7 @@
 // Pure: no database, no key.
 import { getTypesForEIP712Domain, hashTypedData, isAddress, type Hex, type TypedDataDomain } from 'viem';
 import { invalidField } from '../errors.ts';
+import type { TypedDomain } from './eip712-domains.ts';
 
 type Field = { name: string; type: string };
 type Types = Record<string, Field[]>;
@@ -27,12 +28,15 @@ class Invalid extends Error {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The EIP-712 hash (`0x1901 ‖ domainSeparator ‖ hashStruct(message)`), or a 400 naming the field. */
-export function typedDataHash(raw: unknown): Hex {
+export const typedDataHash = (raw: unknown): Hex => typedData(raw).hash;
+
+/** The EIP-712 hash and the domain it is bound to (normalized for eip712-domains.ts), or a 400 naming the field. */
+export function typedData(raw: unknown): { hash: Hex; domain: TypedDomain } {
   if (raw === undefined || raw === null) throw invalidField('typed_data', 'is required for intent_type typed_data: the EIP-712 JSON {types, primaryType, domain, message}');
   try {
     const { types, primaryType, domain, message } = normalize(raw);
     try {
-      return hashTypedData({ types, primaryType, domain, message } as Parameters<typeof hashTypedData>[0]);
+      return { hash: hashTypedData({ types, primaryType, domain, message } as Parameters<typeof hashTypedData>[0]), domain: domainFacts(domain) };
     } catch (e) {
       throw new Invalid('typed_data', (e as { shortMessage?: string }).shortMessage ?? 'is not valid EIP-712 typed data');
     }
@@ -40,6 +44,17 @@ export function typedDataHash(raw: unknown): Hex {
     if (e instanceof Invalid) throw invalidField(e.field, e.message);
     throw e;
   }
+}
+
+function domainFacts(d: Record<string, unknown> | undefined): TypedDomain {
+  const facts: TypedDomain = {};
+  if (!d) return facts;
+  if (d.name !== undefined) facts.name = String(d.name);
+  if (d.version !== undefined) facts.version = String(d.version);
+  if (d.chainId !== undefined) facts.chainId = BigInt(d.chainId as bigint | number | string);
+  if (d.verifyingContract !== undefined) facts.verifyingContract = String(d.verifyingContract).toLowerCase();
+  if (d.salt !== undefined) facts.salt = String(d.salt).toLowerCase();
+  return facts;
 }
 
 function normalize(raw: unknown): { types: Types; primaryType: string; domain: Record<string, unknown> | undefined; message: unknown } {

@@ -1,8 +1,8 @@
 // The unified sign endpoint, POST /v1/agents/{agent_id}/sign (spec §4.9; reference signIntent):
 // every intent signed by the agent's key in the stack's key backend and checked with viem
 // (the signature recovers to the key's address), one EIP-1559 transaction accepted and mined by a
-// real EVM node (test/helpers/evm-node.ts), and the refusals: who may sign, the agent's switches,
-// and bad input (400 naming the field, nothing signed). Runs on both KMS backends (npm run test:pkcs11).
+// real EVM node (test/helpers/evm-node.ts), the EIP-712 domain policy, and the refusals: who may
+// sign, the agent's switches, and bad input (400 naming the field, nothing signed). Runs on both KMS backends (npm run test:pkcs11).
 import { randomBytes } from 'node:crypto';
 import {
   createPublicClient, getAddress, http, keccak256, parseEther, parseGwei, parseTransaction, recoverAddress,
@@ -168,6 +168,68 @@ describe('a real EVM node accepts a signed transaction', () => {
     expect(receipt.status).toBe('success');
     expect(getAddress(receipt.from)).toBe(address);
     expect(await client.getBalance({ address: to })).toBe(parseEther('0.25'));
+  });
+});
+
+describe('EIP-712 domains (eip712_default_policy, eip712_domain_allowlist)', () => {
+  const domainOf = (over: Record<string, unknown>) => ({ ...TYPED_DATA, domain: { ...TYPED_DATA.domain, ...over } });
+  const OTHER_CONTRACT = '0x1111111111111111111111111111111111111111';
+
+  test('allow (the default) signs any domain; deny signs only what an entry matches; the record shows both; the switch back works', async () => {
+    const bot = await registerAgent(owner, { intents_api_enabled: true });
+    expect((await call('POST', `/v1/agents/${bot.id}/signing-keys`, { token: owner.token, body: { chain: 'ethereum' } })).status).toBe(201);
+    const botToken = await agentJwt(bot);
+    const typed = (data: unknown) => sign(botToken, bot.id, { intent_type: 'typed_data', chain: CHAIN, typed_data: data });
+    expect((await call('GET', `/v1/agents/${bot.id}`, { token: owner.token })).body).toMatchObject({ eip712_default_policy: 'allow', eip712_domain_allowlist: [] });
+    expect((await typed(domainOf({ verifyingContract: OTHER_CONTRACT }))).status).toBe(200);
+
+    // One contract on one chain (address in another case, chainId as text), and an application by name.
+    const allowlist = [{ verifyingContract: TYPED_DATA.domain.verifyingContract.toLowerCase(), chainId: String(CHAIN_ID) }, { name: 'Trusted App', version: '2' }];
+    const patched = await patchAgent(owner, bot.id, { eip712_default_policy: 'deny', eip712_domain_allowlist: allowlist });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ // the address kept in its checksummed spelling
+      eip712_default_policy: 'deny', eip712_domain_allowlist: [{ ...allowlist[0], verifyingContract: TYPED_DATA.domain.verifyingContract }, allowlist[1]],
+    });
+
+    const ok = await typed(TYPED_DATA);
+    expect(ok.status).toBe(200);
+    expect(await recoverTypedDataAddress({ ...(TYPED_DATA as any), signature: ok.body.signature })).toBe(getAddress(ok.body.from));
+    expect((await typed(domainOf({ name: 'Trusted App', version: '2', verifyingContract: OTHER_CONTRACT, chainId: 1 }))).status).toBe(200);
+
+    for (const refused of [
+      domainOf({ verifyingContract: OTHER_CONTRACT }), // another contract
+      domainOf({ chainId: 1 }), // the same contract on another chain
+      domainOf({ name: 'Trusted App', version: '3', verifyingContract: OTHER_CONTRACT }), // the app's other version
+    ]) {
+      const r = await typed(refused);
+      isProblem(r, 403);
+      expect(r.body.detail).toContain('eip712_domain_allowlist');
+    }
+    // Messages and transactions are not domain-bound: unchanged.
+    expect((await sign(botToken, bot.id, { intent_type: 'personal_sign', chain: CHAIN, message: 'hello' })).status).toBe(200);
+
+    expect((await patchAgent(owner, bot.id, { eip712_default_policy: 'allow' })).status).toBe(200);
+    expect((await typed(domainOf({ verifyingContract: OTHER_CONTRACT }))).status).toBe(200);
+  });
+
+  test('entries that name nothing, name other fields or carry bad values are a 400 naming the field, and change nothing', async () => {
+    const bot = await registerAgent(owner, { intents_api_enabled: true });
+    for (const [body, field] of [
+      [{ eip712_domain_allowlist: [{}] }, 'eip712_domain_allowlist.0'],
+      [{ eip712_domain_allowlist: [{ contract: DEAD }] }, 'eip712_domain_allowlist.0'],
+      [{ eip712_domain_allowlist: [{ verifyingContract: 'not-an-address' }] }, 'eip712_domain_allowlist.0.verifyingContract'],
+      [{ eip712_domain_allowlist: [{ chainId: -1 }] }, 'eip712_domain_allowlist.0.chainId'],
+      [{ eip712_domain_allowlist: [{ salt: '0x12' }] }, 'eip712_domain_allowlist.0.salt'],
+      [{ eip712_domain_allowlist: { name: 'x' } }, 'eip712_domain_allowlist'],
+      [{ eip712_default_policy: 'block' }, 'eip712_default_policy'],
+    ] as const) {
+      const r = await patchAgent(owner, bot.id, body);
+      isProblem(r, 400);
+      expect(JSON.stringify(r.body.errors)).toContain(field);
+    }
+    expect((await call('GET', `/v1/agents/${bot.id}`, { token: owner.token })).body).toMatchObject({ eip712_default_policy: 'allow', eip712_domain_allowlist: [] });
+    // Members and the agent itself cannot change them.
+    expect((await patchAgent(member, bot.id, { eip712_default_policy: 'deny' })).status).toBe(403);
   });
 });
 

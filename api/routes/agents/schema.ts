@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { idParam, timestampField, emailField } from '../../input/fields.ts';
 import { compileGlob } from '../../../domain/paths/glob.ts';
 import { agentGuardrailsSchema } from '../../../domain/bindings/binding-config.ts';
+import { EIP712_POLICIES, ENTRY_FIELDS } from '../../../domain/intents/eip712-domains.ts';
+import { address as evmAddress } from './evm-fields.ts';
 
 const name = z.string().trim().min(1).max(255);
 const description = z.string().max(2000);
@@ -38,6 +40,18 @@ const settings = {
   execution_intents_enabled: z.boolean(),
   execution_guardrails: agentGuardrailsSchema,
 };
+
+/**
+ * An EIP-712 domain the agent may sign typed data for under policy `deny`: one or more of the
+ * domain's own fields (domain/intents/eip712-domains.ts), nothing else.
+ */
+const eip712DomainEntry = z.strictObject({
+  name: z.string().max(256).optional(),
+  version: z.string().max(64).optional(),
+  chainId: z.union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^(0x[0-9a-fA-F]{1,64}|[1-9]\d{0,77})$/, { message: 'must be a chain id, decimal or 0x-hex' })]).optional(),
+  verifyingContract: evmAddress.optional(),
+  salt: z.string().regex(/^0x[0-9a-fA-F]{64}$/, { message: 'must be 32 bytes of 0x-hex' }).optional(),
+}).refine((e) => ENTRY_FIELDS.some((f) => e[f] !== undefined), { message: `must name at least one of ${ENTRY_FIELDS.join(', ')}` });
 
 /** The reference also spells the amount guardrails without the `_eth` suffix: accept both. */
 function guardrailAliases(b: unknown): unknown {
@@ -83,6 +97,8 @@ export const updateAgentBody = z.preprocess(guardrailAliases, z.object({
   // The unified sign endpoint's switches (POST /v1/agents/{id}/sign): humans set them, here only.
   message_signing_enabled: z.boolean().optional(),
   raw_signing_enabled: z.boolean().optional(),
+  eip712_default_policy: z.enum(EIP712_POLICIES).optional(),
+  eip712_domain_allowlist: z.array(eip712DomainEntry).max(100).optional(),
   is_active: z.boolean().optional(),
 }).refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'send at least one field to change' }));
 
