@@ -1,7 +1,8 @@
 // Domain events go to the outbox inside the transaction of the change that caused them, so a
 // crash can never lose one or emit one for a change that did not commit. A trigger on the table
-// (migration 0010) wakes the dispatcher at commit; the payload is the event's `data` as
-// delivered, so it never holds a secret value.
+// (migration 0010) wakes the dispatcher at commit, except for events written on the hot pool,
+// whose writers wake it after the commit (wakeOutbox, migration 0023). The payload is the event's
+// `data` as delivered, so it never holds a secret value.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DomainEvent } from './catalogue.ts';
