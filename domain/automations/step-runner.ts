@@ -123,7 +123,7 @@ export class StepRunner {
    */
   private async executeIntent(actor: RunActor, p: Params): Promise<unknown> {
     const ctx = await stepActionContext(this.d.db(), actor, 'execute_intent');
-    const r = await this.d.bindings.execute(ctx, str(p.binding), str(p.intent_type), p.params);
+    const r = await this.d.bindings.run(ctx, str(p.binding), str(p.intent_type), p.params);
     if (r.status === 'failed') throw stepFailed(`execution failed: ${r.error ?? 'no answer'}`);
     const out = executeResponse(r);
     if (out.result && (out.result.headers['content-type'] ?? '').includes('json')) {

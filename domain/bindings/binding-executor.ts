@@ -87,7 +87,7 @@ export class BindingExecutor {
    * such binding, 413 body too large, 429 rate per minute; an API that does not answer is a
    * result with status `failed`.
    */
-  async execute(ctx: ActionContext, bindingNameOrId: string, intentType: string, params: unknown, opts: ExecuteOptions = {}): Promise<ExecutionResult> {
+  async run(ctx: ActionContext, bindingNameOrId: string, intentType: string, params: unknown, opts: ExecuteOptions = {}): Promise<ExecutionResult> {
     const em = this.d.db();
     const agent = await this.callingAgent(em, ctx, opts.agentId);
     if (opts.executionMode !== undefined && opts.executionMode !== 'vault') {

@@ -38,13 +38,10 @@ export async function signingAgent(hot: HotReads, orgId: string, agentId: string
       agentId, orgId, chain?.by === 'name' ? chain.name : null, chain?.by === 'chain_id' ? chain.chainId : null, chain?.by === 'id' ? chain.id : null,
     ]);
   if (!row) throw notFound('Agent');
-  const { active_key: versionedKey, chain: versionedChain, agent_xmin: agentXmin, ...agent } = row;
-  const { xmin: keyXmin, ...key } = versionedKey ?? { xmin: null };
-  const { xmin: chainXmin, ...found } = versionedChain ?? { xmin: null };
-  const guard = keyXmin !== null && chainXmin !== null
-    ? { agentId: agent.id, agentXmin, keyId: (key as SigningKeyRow).id, keyXmin, chainName: (found as ChainFacts).name, chainXmin }
-    : null;
-  return { agent, key: versionedKey ? key as SigningKeyRow : null, chain: versionedChain ? found as ChainFacts : null, guard };
+  // The key and chain keep their xmin beside their fields; only the guard reads it.
+  const { active_key: key, chain: found, agent_xmin: agentXmin, ...agent } = row;
+  const guard = key && found ? { agentId: agent.id, agentXmin, keyId: key.id, keyXmin: key.xmin, chainName: found.name, chainXmin: found.xmin } : null;
+  return { agent, key, chain: found, guard };
 }
 
 const CACHE_TTL_MS = 60_000;

@@ -22,7 +22,7 @@ export const executeRoutes = [
       422: "The binding's credential cannot be used (too short, control characters)",
       429: 'max_requests_per_minute of the binding or the agent reached: retry after Retry-After seconds',
     },
-    handler: async ({ params, body, action, services: s }) => presentExecuteResult(await s.bindingExecutor.execute(
+    handler: async ({ params, body, action, services: s }) => presentExecuteResult(await s.bindingExecutor.run(
       action, body.binding, body.intent_type, body.params, { agentId: params.agent_id, executionMode: body.execution_mode })),
   }),
   route({
