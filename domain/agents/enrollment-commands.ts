@@ -83,11 +83,10 @@ export class EnrollmentCommands {
     const principal = callerOf(ctx);
     const em = this.d.db();
     await requireManager(em, principal);
-    const me = await loadProfile(this.d.hot, principal.id);
     const key = newAgentKey(this.d.pepper);
+    const me = await loadProfile(this.d.hot, principal.id);
     const agent = await em.transactional(async (tx) => {
-      const e = await this.openRequest(tx, token, true);
-      if (e.human_email && e.human_email.toLowerCase() !== me.email.toLowerCase()) throw forbidden('This enrollment request names another person as its approver');
+      const e = await this.requestFor(tx, token, me.email);
       await assertBelowTierLimit(tx, principal.orgId, 'agents');
       const a = await insertAgent(tx, principal.orgId, principal.id, { name: e.name, description: e.description, ...DEFAULT_SETTINGS }, key, e.human_email);
       await decideEnrollment(tx, e.id, 'approved', principal.id, a.id);
@@ -101,12 +100,23 @@ export class EnrollmentCommands {
     const principal = callerOf(ctx);
     const em = this.d.db();
     await requireManager(em, principal);
+    const me = await loadProfile(this.d.hot, principal.id);
     const id = await em.transactional(async (tx) => {
-      const e = await this.openRequest(tx, token, true);
+      const e = await this.requestFor(tx, token, me.email);
       await decideEnrollment(tx, e.id, 'denied', principal.id);
       return e.id;
     });
     await this.d.audit.record(ctx, 'agent.enrollment_denied', { resourceType: 'agent_enrollment', resourceId: id });
+  }
+
+  /**
+   * The open request locked for a decision by the human with `email`: approve and deny decide
+   * alike, so a request that names its approver is theirs alone to decide (403 for anyone else).
+   */
+  private async requestFor(tx: EntityManager, token: string, email: string): Promise<EnrollmentRow> {
+    const e = await this.openRequest(tx, token, true);
+    if (e.human_email && e.human_email.toLowerCase() !== email.toLowerCase()) throw forbidden('This enrollment request names another person as its approver');
+    return e;
   }
 
   /** A request still waiting for a decision: unknown 404, decided 409, expired 410. */

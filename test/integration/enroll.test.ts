@@ -42,13 +42,19 @@ test('link-only enrollment: pending, previewable, approved by an owner who recei
   expect(rows[0].n).toBe(0);
 });
 
-test('with human_email only that human may approve, after an approval mail', async () => {
+test('with human_email only that human may approve or deny, after an approval mail', async () => {
   const human = await signup('enroll-human');
   const r = await call('POST', '/v1/agents/enroll', { body: { name: 'mailed-bot', human_email: human.email } });
   expect(r.status).toBe(201);
   expect(r.body.approval_url).toBeUndefined();
   const [, token] = await mailTo(human.email, /agent-enrollments\/(enr_[A-Za-z0-9_-]+)\/approve/);
   expect((await call('POST', `/v1/agent-enrollments/${token}/approve`, { token: owner.token })).status).toBe(403);
+  // Denying decides as much as approving: an owner of another organization who holds the token
+  // may do neither, and the request stays pending for its human.
+  const denied = await call('POST', `/v1/agent-enrollments/${token}/deny`, { token: owner.token });
+  expect(denied.status).toBe(403);
+  expect(denied.headers.get('content-type')).toContain('application/problem+json');
+  expect((await call('GET', `/v1/agent-enrollments/${token}`)).body.status).toBe('pending');
   const ok = await call('POST', `/v1/agent-enrollments/${token}/approve`, { token: human.token });
   expect(ok.status).toBe(201);
   expect(ok.body.agent.org_id).toBe(human.orgId);
