@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { badRequest } from '../../domain/errors.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../domain/crypto/passwords.ts';
+import type { CursorCodec } from '../../domain/paging/cursor.ts';
 
 /** An id taken from the URL. Anything that is not a UUID is simply not found (checked by the domain). */
 export const idParam = z.string().max(64);
@@ -11,7 +12,18 @@ export const timestampField = z.iso.datetime({ offset: true, message: 'must be a
 
 /** Pagination: a page size within [1, max] (default `dflt`) and an opaque cursor. */
 export const limitField = (max: number, dflt: number) => z.coerce.number().int().min(1).max(max).default(dflt);
-export const cursorField = z.string().min(1).max(2048);
+/**
+ * The list's cursor, decoded while the query is validated: the handler gets the key the page
+ * starts after, and anything that is not a cursor this list wrote is a 400 naming `cursor`.
+ */
+export const cursorField = <K>(codec: CursorCodec<K>) => z.string().min(1).max(2048).transform((text, ctx): K => {
+  const key = codec.decode(text);
+  if (key === null) {
+    ctx.addIssue({ code: 'custom', message: 'is not a cursor returned by this endpoint' });
+    return z.NEVER;
+  }
+  return key;
+});
 
 /** A positive 32-bit integer from a query string (`?version=`): larger values do not exist. */
 export const positiveInt32Query = z.coerce.number().int().positive().max(2_147_483_647);

@@ -7,7 +7,8 @@ import type { AuditWriter } from './audit-writer.ts';
 import { chainHash, GENESIS_HASH, type ChainedFields } from './chain-hash.ts';
 import { callerOf } from '../auth/principal.ts';
 import { requireManager } from '../org/roles.ts';
-import { badRequest } from '../errors.ts';
+import { z } from 'zod';
+import { cursorCodec, isBigintText } from '../paging/cursor.ts';
 
 export type AuditEventRow = {
   id: string; seq: string; chain_key: string; org_id: string | null; action: string; actor_type: string | null;
@@ -15,9 +16,12 @@ export type AuditEventRow = {
   ip_address: string | null; request_id: string | null; created_at: string | Date; prev_hash: string; integrity_hash: string;
 };
 
-/** Filters of the reference query (resource_id, actor_id, action, from, to) and paging by cursor or offset. */
+/** Pages of the audit log, newest first: the key is the last sequence number served. */
+export const auditEventCursor = cursorCodec('audit-events', z.string().refine(isBigintText));
+
+/** Filters of the reference query (resource_id, actor_id, action, from, to) and paging by cursor (`after`, decoded) or offset. */
 export type AuditEventQuery = {
-  limit: number; offset: number; cursor?: string; action?: string; resourceId?: string; actorId?: string; from?: Date; to?: Date;
+  limit: number; offset: number; after?: string; action?: string; resourceId?: string; actorId?: string; from?: Date; to?: Date;
 };
 
 export type AuditEventPage = { events: AuditEventRow[]; nextCursor: string | null };
@@ -39,13 +43,6 @@ export const CHAIN_SCHEME = {
   link_field: 'prev_hash',
 } as const;
 
-const encodeCursor = (seq: string) => Buffer.from(`seq:${seq}`).toString('base64url');
-function decodeCursor(c: string): string {
-  const m = /^seq:(\d{1,19})$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
-  if (!m) throw badRequest('cursor is not a cursor returned by this endpoint');
-  return m[1]!;
-}
-
 export async function listAuditEvents(em: EntityManager, orgId: string, q: AuditEventQuery): Promise<AuditEventPage> {
   const params: unknown[] = [orgId];
   let where = 'org_id = ?';
@@ -55,11 +52,11 @@ export async function listAuditEvents(em: EntityManager, orgId: string, q: Audit
   if (q.actorId) filter('actor_id = ?', q.actorId);
   if (q.from) filter('created_at >= ?', q.from);
   if (q.to) filter('created_at <= ?', q.to);
-  if (q.cursor) filter('seq < ?', decodeCursor(q.cursor));
+  if (q.after !== undefined) filter('seq < ?', q.after);
   params.push(q.limit + 1, q.offset);
   const rows = await em.execute<AuditEventRow[]>(`SELECT * FROM audit_events WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`, params);
   const events = rows.slice(0, q.limit);
-  return { events, nextCursor: rows.length > q.limit ? encodeCursor(events[events.length - 1]!.seq) : null };
+  return { events, nextCursor: rows.length > q.limit ? auditEventCursor.encode(events[events.length - 1]!.seq) : null };
 }
 
 const toFields = (r: AuditEventRow): ChainedFields => ({

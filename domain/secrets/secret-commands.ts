@@ -10,7 +10,7 @@ import type { SecretLookup, Lookup } from './secret-lookup.ts';
 import type { SecretReader, SecretValue } from './secret-read.ts';
 import { authorizeSecretAction, assertVaultVisible, type SecretAction } from './secret-access.ts';
 import { writeSecret, softDeleteSecret, disableVersion, liveSecretType, versionsOf, type SecretInput, type WrittenVersion, type VersionRow } from './secret-repository.ts';
-import { listSecrets, type SecretPage } from './secret-list.ts';
+import { listSecrets, type SecretListQuery, type SecretPage } from './secret-list.ts';
 import { generateSecretValue, type Charset } from './secret-generator.ts';
 import { MAX_VALUE_BYTES } from './secret-types.ts';
 import { Problem, notFound } from '../errors.ts';
@@ -70,7 +70,7 @@ export class SecretCommands {
   }
 
   /** Metadata of the secrets the caller may read; a vault they hold no grant on is not found. */
-  async list(ctx: ActionContext, vaultId: string, q: { prefix: string; limit: number; cursor?: string }): Promise<SecretPage> {
+  async list(ctx: ActionContext, vaultId: string, q: SecretListQuery): Promise<SecretPage> {
     const principal = callerOf(ctx);
     const { facts } = await this.d.lookup.load(principal, vaultId, '', null);
     assertVaultVisible(principal, ctx.clientIp, facts);

@@ -6,22 +6,21 @@ import type { AccessFacts } from './secret-lookup.ts';
 import { decideSecretAction } from './secret-access.ts';
 import { isUnderPrefix } from '../paths/secret-path.ts';
 import { secretsAfter, type SecretMetaRow } from './secret-repository.ts';
-import { badRequest } from '../errors.ts';
+import { z } from 'zod';
+import { cursorCodec, isCursorText } from '../paging/cursor.ts';
 
 const BATCH = 200;
 
-const encodeCursor = (path: string) => Buffer.from(path, 'utf8').toString('base64url');
-function decodeCursor(c: string): string {
-  const s = Buffer.from(c, 'base64url').toString('utf8');
-  if (s.length === 0 || s.length > 1024) throw badRequest('cursor is not a cursor returned by this endpoint');
-  return s;
-}
+/** Pages of a vault's secrets: the key is the last path served. */
+export const secretListCursor = cursorCodec('secrets', z.string().min(1).max(1024).refine(isCursorText));
 
+/** `after`: the decoded cursor (secretListCursor), the path the page starts after. */
+export type SecretListQuery = { prefix: string; limit: number; after?: string };
 export type SecretPage = { secrets: SecretMetaRow[]; nextCursor: string | null };
 
-export async function listSecrets(em: EntityManager, principal: Principal, clientIp: string, facts: AccessFacts, q: { prefix: string; limit: number; cursor?: string }): Promise<SecretPage> {
+export async function listSecrets(em: EntityManager, principal: Principal, clientIp: string, facts: AccessFacts, q: SecretListQuery): Promise<SecretPage> {
   const out: SecretMetaRow[] = [];
-  let after = q.cursor ? decodeCursor(q.cursor) : '';
+  let after = q.after ?? '';
   let exhausted = false;
   // Filtering by permission can thin a page; read on in batches until it is full.
   for (let round = 0; round < 20 && out.length < q.limit && !exhausted; round++) {
@@ -37,5 +36,5 @@ export async function listSecrets(em: EntityManager, principal: Principal, clien
   }
   // A full page may be followed by an empty one; that is cheaper than looking ahead.
   const more = out.length === q.limit;
-  return { secrets: out, nextCursor: more ? encodeCursor(out[out.length - 1]!.path) : null };
+  return { secrets: out, nextCursor: more ? secretListCursor.encode(out[out.length - 1]!.path) : null };
 }

@@ -12,8 +12,10 @@ import type { WebhooksClient } from './client.ts';
 import { callerOf } from '../auth/principal.ts';
 import { requireManager } from '../org/roles.ts';
 import { lockOrganization } from '../org/org-lock.ts';
-import { Problem, badRequest, conflict, invalidField, notFound } from '../errors.ts';
+import { Problem, conflict, invalidField, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
+import { z } from 'zod';
+import { cursorCodec, isBigintText } from '../paging/cursor.ts';
 import { unknownEventNames } from '../events/catalogue.ts';
 import { checkAddress, checkUrl, type Exemptions, type Resolver, type ResolvedAddress } from '../net/outbound/index.ts';
 import { generateWebhookSecret, sealWebhookSecret } from './webhook-secret.ts';
@@ -46,15 +48,12 @@ export type { WebhookChanges } from './webhook-repository.ts';
 /** A new webhook and its signing secret, which the caller sees this once. */
 export type CreatedWebhook = { webhook: WebhookRow; secret: string };
 
-export type DeliveryQuery = { status?: DeliveryStatus; limit: number; cursor?: string };
+/** `after`: the decoded cursor (deliveryCursor). */
+export type DeliveryQuery = { status?: DeliveryStatus; limit: number; after?: [createdUs: string, id: string] };
 export type DeliveryPage = { deliveries: DeliveryWithAttempts[]; nextCursor: string | null };
 
-const encodeCursor = (k: DeliveryKey) => Buffer.from(`${k.createdUs}:${k.id}`, 'utf8').toString('base64url');
-function decodeCursor(c: string): DeliveryKey {
-  const m = /^(\d{1,19}):([0-9a-f-]{36})$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
-  if (!m || !isUuid(m[2]!)) throw badRequest('cursor is not a cursor returned by this endpoint');
-  return { createdUs: m[1]!, id: m[2]! };
-}
+/** Pages of a webhook's deliveries, newest first: the key is the last delivery's [created_us, id]. */
+export const deliveryCursor = cursorCodec('webhook-deliveries', z.tuple([z.string().refine(isBigintText), z.string().refine(isUuid)]));
 
 export class WebhookCommands {
   private readonly d: WebhookDeps;
@@ -151,14 +150,14 @@ export class WebhookCommands {
     const p = callerOf(ctx);
     const em = this.d.db();
     await requireManager(em, p);
-    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
+    const after: DeliveryKey | undefined = q.after && { createdUs: q.after[0], id: q.after[1] };
     if (!(await findWebhook(em, p.orgId, webhookId))) throw notFound('Webhook');
     const rows = await listDeliveries(em, p.orgId, webhookId, { status: q.status, limit: q.limit, after });
     const page = rows.slice(0, q.limit);
     const last = page[page.length - 1];
     return {
       deliveries: await withAttempts(em, page),
-      nextCursor: rows.length > q.limit && last ? encodeCursor({ createdUs: last.created_us, id: last.id }) : null,
+      nextCursor: rows.length > q.limit && last ? deliveryCursor.encode([last.created_us, last.id]) : null,
     };
   }
 

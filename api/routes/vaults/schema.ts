@@ -1,5 +1,6 @@
 // Input schemas of the vault and secret routes.
 import { z } from 'zod';
+import { secretListCursor } from '../../../domain/secrets/secret-list.ts';
 import { idParam, timestampField, positiveInt32Query, limitField, cursorField } from '../../input/fields.ts';
 import { secretTypeField, MAX_METADATA_BYTES, MAX_DESCRIPTION_LENGTH } from '../../../domain/secrets/secret-types.ts';
 import { CHARSETS, GENERATED_LENGTH, type Charset } from '../../../domain/secrets/secret-generator.ts';
@@ -33,7 +34,7 @@ export const readSecretQuery = z.object({ version: positiveInt32Query.optional()
 export const listSecretsQuery = z.object({
   prefix: z.string().max(512).optional(),
   limit: limitField(500, 100),
-  cursor: cursorField.optional(),
+  cursor: cursorField(secretListCursor).optional(),
 });
 
 export const rotateSecretBody = z.object({

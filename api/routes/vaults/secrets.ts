@@ -46,7 +46,7 @@ export const secretRoutes = [
     success: { status: 200, description: 'One page of secrets the caller may read', schema: SecretListSchema },
     errors: { 404: 'Vault not found' },
     handler: async ({ params, query, action, services: s }) => presentSecretList(await s.secrets.list(action, params.vault_id, {
-      prefix: secretPathPrefix(query.prefix ?? ''), limit: query.limit, cursor: query.cursor,
+      prefix: secretPathPrefix(query.prefix ?? ''), limit: query.limit, after: query.cursor,
     })),
   }),
   route({

@@ -2,6 +2,7 @@
 // event names are judged by the domain (domain/webhooks/webhook-commands.ts), which needs the
 // outbound policy's exemptions, a resolver and the event catalogue.
 import { z } from 'zod';
+import { deliveryCursor } from '../../../domain/webhooks/webhook-commands.ts';
 import { idParam, limitField, cursorField } from '../../input/fields.ts';
 import { DELIVERY_STATUSES } from '../../../domain/webhooks/webhook-repository.ts';
 
@@ -29,5 +30,5 @@ export const deliveryParams = z.object({ id: idParam, delivery_id: idParam });
 export const deliveriesQuery = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
   limit: limitField(100, 50),
-  cursor: cursorField.optional(),
+  cursor: cursorField(deliveryCursor).optional(),
 });

@@ -53,7 +53,8 @@ export const webhookRoutes = [
     params: webhookParams, query: deliveriesQuery,
     success: { status: 200, description: 'A page of deliveries', schema: WebhookDeliveryListSchema },
     errors: { 400: 'Invalid status, limit or cursor', 403: MANAGERS_ONLY, 404: 'Webhook not found' },
-    handler: async ({ params, query, action, services: s }) => presentDeliveryList(await s.webhooks.deliveries(action, params.id, query)),
+    handler: async ({ params, query, action, services: s }) =>
+      presentDeliveryList(await s.webhooks.deliveries(action, params.id, { status: query.status, limit: query.limit, after: query.cursor })),
   }),
   route({
     method: 'GET', path: '/v1/webhooks/:id/deliveries/:delivery_id', tag: 'Webhooks', auth: 'user',
