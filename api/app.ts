@@ -17,20 +17,21 @@ import { readJsonBody } from './body.ts';
 import { parseOrThrow } from './validate.ts';
 import { Problem, notFound } from '../domain/errors.ts';
 import { allRoutes } from './routes/index.ts';
-import { redactPath } from '../domain/audit/redact-path.ts';
+import { PathRedactor } from './path-redaction.ts';
 import type { ActionContext } from '../domain/audit/action-context.ts';
 
 export function createApp(s: ApiServices): { app: Koa<RequestState>; router: Router<RequestState>; routes: RouteDef[] } {
   const app = new Koa<RequestState>();
   app.proxy = false; // client IP comes from request-context (TRUST_PROXY_HOPS), never from Koa
   const routes = allRoutes();
+  const paths = new PathRedactor(routes);
   const router = new Router<RequestState>();
   for (const def of routes) {
-    router.register(def.path, [def.method], routeStages(def, s) as never);
+    router.register(def.path, [def.method], routeStages(def, s, paths) as never);
   }
 
   app.use(requestContext(s.config.trustProxyHops));
-  app.use(auditRequests(s.audit));          // 1. audit record (sees the final status)
+  app.use(auditRequests(s.audit, paths));          // 1. audit record (sees the final status)
   app.use(problemDetails(s.log));           //    every error below becomes problem details
   app.use(rateLimit(s.rateLimiter));        // 2. global rate limit
   app.use(codecCors(s.config));             //    CORS (and preflights) of the Temporal codec endpoint only
@@ -45,9 +46,9 @@ export function createApp(s: ApiServices): { app: Koa<RequestState>; router: Rou
 }
 
 /** The per-route part of the pipeline. */
-function routeStages(def: RouteDef, s: ApiServices): Middleware<RequestState>[] {
+function routeStages(def: RouteDef, s: ApiServices, paths: PathRedactor): Middleware<RequestState>[] {
   const stages: Middleware<RequestState>[] = [
-    async (ctx, next) => { ctx.state.routeLabel = `${def.method} ${def.path}`; await next(); },
+    async (ctx, next) => { ctx.state.routeLabel = `${def.method} ${def.path}`; ctx.state.route = def; await next(); },
   ];
   if (def.auth !== 'public') {
     stages.push(authenticate(def.auth, s)); // 4. authentication
@@ -55,11 +56,11 @@ function routeStages(def: RouteDef, s: ApiServices): Middleware<RequestState>[] 
     //                                         6. usage counting and quota: billing issue
     //                                         7. quota response headers: billing issue
   }
-  stages.push((ctx) => handle(def, ctx, s)); // 8. validate -> handler
+  stages.push((ctx) => handle(def, ctx, s, paths)); // 8. validate -> handler
   return stages;
 }
 
-async function handle(def: RouteDef, ctx: AppContext, s: ApiServices): Promise<void> {
+async function handle(def: RouteDef, ctx: AppContext, s: ApiServices, paths: PathRedactor): Promise<void> {
   const params = def.params ? parseOrThrow(def.params, ctx.params ?? {}, 'path') : (ctx as unknown as { params: unknown }).params;
   const query = def.query ? parseOrThrow(def.query, ctx.query, 'query') : undefined;
   let body: unknown;
@@ -70,7 +71,7 @@ async function handle(def: RouteDef, ctx: AppContext, s: ApiServices): Promise<v
     requestId: ctx.state.requestId,
     method: ctx.method,
     // Redacted only when a command records it (most reads of this context never do).
-    get path() { return redactPath(ctx.path); },
+    get path() { return paths.redact(ctx.path, def); },
     onAudited: () => { ctx.state.audited = true; },
   };
   const result = await def.handler({ ctx, body, query, params, services: s, principal: ctx.state.principal!, action });

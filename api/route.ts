@@ -19,6 +19,8 @@ export type RequestState = {
   principal?: Principal;
   /** A short label of the matched route for the audit record. */
   routeLabel?: string;
+  /** The route that took the request: its declaration says which path segments are credentials. */
+  route?: RouteDef;
   /** Set once a command recorded this request's own audit event (e.g. secret.read). */
   audited?: boolean;
   /** A handler's choice among its route's success statuses (`success.also`), e.g. 200 for a replay. */
@@ -51,6 +53,11 @@ export type RouteDef<B = unknown, Q = unknown, P = unknown, S extends z.ZodType 
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   params?: z.ZodType<P>;
+  /**
+   * Path parameters that are credentials (a trigger token, a share link id): masked wherever the
+   * path is recorded (api/path-redaction.ts). Every `:token` parameter must be listed.
+   */
+  secretParams?: readonly string[];
   /** A larger body limit than BODY_LIMIT_BYTES for this route (the Temporal codec endpoint's histories). */
   bodyLimitBytes?: number;
   /** The one success answer. Every status but 204 has a body described by a registered presenter schema. */

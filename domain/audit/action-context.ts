@@ -9,7 +9,7 @@ export type ActionContext = {
   clientIp: string;
   requestId: string;
   method: string;
-  /** The request path with credential segments masked (see redact-path.ts). */
+  /** The request path with the segments its route declares credentials masked (api/path-redaction.ts). */
   path: string;
   /** Called once the action's own record is durable: the request then needs no generic one. */
   onAudited: () => void;

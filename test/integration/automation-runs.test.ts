@@ -197,6 +197,23 @@ describe('approvals and cancel', () => {
     expect((await call('POST', `/v1/approvals/${pending.id}/decide`, { token: owner.token, body: { decision: 'reject' } })).status).toBe(409);
   });
 
+  test('a value read by get_secret never reaches the approval queue: the step fails and no approval is stored', async () => {
+    const marker = rnd('approval-secret');
+    await putOk(owner, vaultId, 'app/approval-secret', marker);
+    const a = await automation([
+      { type: 'get_secret', name: 's', vault_id: vaultId, path: 'app/approval-secret' },
+      { type: 'approval_request', summary: { key: '{{steps.s.value}}' }, reason: 'see {{steps.s.value}}', action: 'x-{{steps.s.value}}' },
+    ]);
+    const t = await trigger(a.id);
+    const run = await ended(a.id, t.body.id, 'failed');
+    expect(run.error).toBe('step 1 (approval_request): a secret value read by this run cannot be passed to a approval_request step');
+    const listed = (await call('GET', '/v1/approvals', { token: owner.token })).body.approvals;
+    expect(listed.filter((x: any) => x.target_id === t.body.id)).toEqual([]);
+    const { rows } = await db().query('SELECT count(*)::int AS n FROM approvals WHERE row_to_json(approvals)::text LIKE $1', [`%${marker}%`]);
+    expect(rows[0].n).toBe(0);
+    expect(JSON.stringify(run)).not.toContain(marker);
+  });
+
   test('rejecting (SDK spelling) ends the run failed with the reason', async () => {
     const a = await automation([{ type: 'approval_request', summary: 'rotate prod keys' }]);
     const t = await trigger(a.id);
@@ -278,6 +295,20 @@ describe('webhook and event triggers', () => {
     expect(rotated.status).toBe(200);
     expect((await call('POST', `/v1/automations/webhook/${a.id}/${token}`, { body: {} })).status).toBe(404);
     expect((await call('POST', `/v1/automations/webhook/${a.id}/${rotated.body.webhook_token}`, { body: {} })).status).toBe(201);
+
+    // No path form records a token, accepted or refused (the probe found the webhook/{id}/{token}
+    // form in audit rows): the routes declare `token` a credential.
+    const refused = await eventually('the refused triggers audited', async () => {
+      const { rows } = await db().query(
+        "SELECT details->>'path' AS path FROM audit_events WHERE action = 'http.request' AND details->>'status' = '404' AND details->>'path' LIKE $1",
+        [`/v1/automations/webhook/${a.id}/%`]);
+      return rows.length >= 2 ? rows.map((r: any) => r.path) : undefined;
+    });
+    expect(new Set(refused)).toEqual(new Set([`/v1/automations/webhook/${a.id}/[redacted]`]));
+    for (const t of [token, rotated.body.webhook_token, 'whk_wrong']) {
+      const { rows } = await db().query('SELECT count(*)::int AS n FROM audit_events WHERE details::text LIKE $1 OR resource_id LIKE $1', [`%${t}%`]);
+      expect({ token: t, rows: rows[0].n }).toEqual({ token: t, rows: 0 });
+    }
   });
 
   test('an event trigger fires on a real secret write, with the event as _event; its own agent\'s writes do not re-trigger it', async () => {

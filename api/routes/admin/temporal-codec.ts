@@ -48,7 +48,7 @@ export const temporalCodecRoutes = [
   route({
     method: 'POST', path: `${CODEC_BASE_PATH}/links/:token/decode`, tag: TAG, auth: 'public',
     summary: 'Decode Temporal payloads through a codec link (the Temporal UI calls this; the link is the credential)',
-    params: codecLinkParams, body: codecBody, bodyLimitBytes: CODEC_BODY_LIMIT,
+    params: codecLinkParams, secretParams: ['token'], body: codecBody, bodyLimitBytes: CODEC_BODY_LIMIT,
     success: { status: 200, description: 'The decoded payloads, in order', schema: TemporalPayloadsSchema },
     errors: { 400: 'Malformed payloads, a payload that fails authentication, or another namespace', 401: 'Invalid or expired codec link', 403: 'The link\'s account is no longer a platform operator' },
     handler: async ({ ctx, params, body, action, services: s }) =>
@@ -57,7 +57,7 @@ export const temporalCodecRoutes = [
   route({
     method: 'POST', path: `${CODEC_BASE_PATH}/links/:token/encode`, tag: TAG, auth: 'public',
     summary: 'Encode Temporal payloads through a codec link (the Temporal UI calls this to send signals or start workflows)',
-    params: codecLinkParams, body: codecBody, bodyLimitBytes: CODEC_BODY_LIMIT,
+    params: codecLinkParams, secretParams: ['token'], body: codecBody, bodyLimitBytes: CODEC_BODY_LIMIT,
     success: { status: 200, description: 'The encoded payloads, in order', schema: TemporalPayloadsSchema },
     errors: { 400: 'Malformed payloads or another namespace', 401: 'Invalid or expired codec link', 403: 'The link\'s account is no longer a platform operator' },
     handler: async ({ ctx, params, body, action, services: s }) =>

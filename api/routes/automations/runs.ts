@@ -12,7 +12,7 @@ const occurrenceKey = (ctx: AppContext, alsoWebhookId: boolean) => idempotencyKe
 
 const webhookTrigger = (path: string, summary: string) => route({
   method: 'POST', path, tag: 'Automations', auth: 'public', summary,
-  params: webhookTriggerParams, body: webhookTriggerBody,
+  params: webhookTriggerParams, secretParams: ['token'], body: webhookTriggerBody,
   success: { status: 201, description: 'The run, started', schema: AutomationRunTriggeredSchema },
   errors: { 404: 'No webhook automation with this id and token', 409: 'The automation is disabled', 403: 'resource_limit_exceeded: the monthly run limit' },
   handler: async ({ ctx, params, body, action, services: s }) =>
