@@ -11,6 +11,7 @@ import type { AutomationActivities } from '../../activities/automations.ts';
 import type { Step } from '../../domain/automations/spec/step-types.ts';
 import type { ApprovalOutcome, AutomationRunArgs, RunEndInput } from '../../domain/automations/engine/run-io.ts';
 import { freshQueue, withWorker, until, type Harness } from './harness.ts';
+import { DISCLOSING_STEPS } from '../../domain/automations/engine/redaction.ts';
 
 type Fake = {
   activities: AutomationActivities;
@@ -177,6 +178,27 @@ export function automationRunTests(h: () => Harness): void {
     expect(recorded).not.toContain('s3cr3t-value');
     expect(fake.ends[0]!.stepResults[0]!.output).toEqual({ value: '[redacted]', version: 1 });
     expect(fake.ends[0]!.stepResults[2]!.output).toEqual({ message: 'used [redacted]' });
+  });
+
+  test('no step that discloses its parameters gets a value read by get_secret: approvals too, from one list', async () => {
+    // The probe's case first: a template in an approval's summary, reason or action stored the value.
+    const cases: Step[] = [
+      step('approval_request', { summary: { key: '{{steps.key.value}}' } }),
+      step('approval_request', { summary: 'rotate', reason: 'the key is {{steps.key.value}}' }),
+      step('approval_request', { summary: 'rotate', action: 'pay-{{steps.key.value}}' }),
+      ...DISCLOSING_STEPS.filter((t) => t !== 'approval_request').map((t) => step(t, { message: 'k={{steps.key.value}}' })),
+      step('condition', {}, { expression: 'true', if_true: [step('notify', { message: '{{steps.key.value}}' })], if_false: [] }),
+    ];
+    for (const disclosing of cases) {
+      const fake = fakeActivities([step('get_secret', { vault_id: 'v', path: 'p' }, { name: 'key' }), disclosing],
+        { get_secret: { value: 's3cr3t-value', version: 1 } });
+      const result = await run(h(), fake, 30);
+      expect(result.status).toBe('failed');
+      expect(result.error).toContain('a secret value read by this run cannot be passed to a');
+      expect(fake.stepCalls.map((c) => c.type)).toEqual(['get_secret']);
+      expect(fake.approvals).toEqual([]);
+      expect(JSON.stringify(fake.ends)).not.toContain('s3cr3t-value');
+    }
   });
 
   test('a run started cancelled (cancelled before its workflow existed) records that end and runs no step', async () => {

@@ -21,7 +21,7 @@ import type { ApprovalOutcome, AutomationRunArgs, FinalStatus, RunEndInput, Step
 import { STEP_FAILED } from '../../domain/automations/engine/run-io.ts';
 import { resolveTemplates } from '../../domain/automations/engine/templates.ts';
 import { evaluateCondition, shouldRunStep } from '../../domain/automations/engine/conditions.ts';
-import { REDACTED, redact } from '../../domain/automations/engine/redaction.ts';
+import { DISCLOSING_STEPS, REDACTED, holdsSecret, redact } from '../../domain/automations/engine/redaction.ts';
 import { VaultRunStatus } from '../../domain/temporal/search-attribute-keys.ts';
 import { runCostCents, spendOfFailure, spendOfOutput } from '../../domain/ai/run-usage.ts';
 
@@ -31,8 +31,6 @@ export type { AutomationRunArgs } from '../../domain/automations/engine/run-io.t
 export type AutomationRunResult = { status: FinalStatus; error: string | null };
 
 const WAIT_MAX_SECONDS = 30;
-/** Steps whose parameters end up readable by people (agent memory, chat, e-mail) or a model provider. */
-const DISCLOSING_STEPS: readonly StepType[] = ['memory_put', 'notify', 'ai_generate'];
 
 class StepFailure extends Error {}
 
@@ -157,6 +155,9 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
 
   async function execute(step: Step): Promise<unknown> {
     const params = resolveTemplates(step.params, scope) as Record<string, unknown>;
+    if (DISCLOSING_STEPS.includes(step.type) && holdsSecret(params, secrets)) {
+      throw new StepFailure(`a secret value read by this run cannot be passed to a ${step.type} step`);
+    }
     switch (step.type) {
       case 'wait': {
         const secs = Number(params.duration_secs);
@@ -169,14 +170,12 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
       case 'approval_request':
         return approval(params);
       default: {
-        // A credential read by this run may be sent where it is used (an http step's header) or
-        // stored as a secret, but never put where other people read it: memory, chat, e-mail.
-        if (DISCLOSING_STEPS.includes(step.type) && secrets.some((v) => JSON.stringify(params).includes(JSON.stringify(v).slice(1, -1)))) {
-          throw new StepFailure(`a secret value read by this run cannot be passed to a ${step.type} step`);
-        }
         let output: unknown;
         try {
-          output = await STEP_PROXY[step.type].runStep(plan.actor, step.type, params);
+          // The values already in its parameters, so what the step records elsewhere (an execution's
+          // path) can mask them in every spelling.
+          const known = secrets.filter((v) => holdsSecret(params, [v]));
+          output = await STEP_PROXY[step.type].runStep(plan.actor, step.type, params, known);
         } catch (e) {
           if (step.type === 'ai_generate') addSpend(spendOfFailure(e)); // a refusal is billed too
           throw e;

@@ -1,7 +1,10 @@
 // Secret values a run read (get_secret) stay usable in later steps' templates, but what the run
 // records (step_results, context) never holds them: the `value` of a get_secret output becomes
 // `[redacted]`, and so does any other string in which one of the values appears (an http step
-// that echoed it, a log message built from it). Workflow-safe: pure functions only.
+// that echoed it, a log message built from it). Steps whose parameters leave the run for places
+// other people read may not be given such a value at all (DISCLOSING_STEPS). Workflow-safe: pure
+// functions only.
+import type { StepType } from '../spec/step-types.ts';
 
 export const REDACTED = '[redacted]';
 
@@ -27,4 +30,20 @@ export function redact(value: unknown, secrets: readonly string[]): unknown {
     return v;
   };
   return walk(value);
+}
+
+/**
+ * Steps whose parameters are kept or sent where people other than the run's readers see them:
+ * agent memory, chat and e-mail (notify), a model provider (ai_generate), the approval queue and
+ * its webhook event (approval_request), a public chain (submit_transaction, swap). A value read
+ * by get_secret in the same run fails such a step instead of being disclosed. A credential may
+ * still go where it is used: an http or execute_intent request, a put_secret.
+ */
+export const DISCLOSING_STEPS: readonly StepType[] = ['memory_put', 'notify', 'ai_generate', 'approval_request', 'submit_transaction', 'swap'];
+
+/** Does any string in `params` hold one of the values (as written, or JSON-escaped)? */
+export function holdsSecret(params: unknown, secrets: readonly string[]): boolean {
+  if (secrets.length === 0) return false;
+  const text = JSON.stringify(params) ?? '';
+  return secrets.some((v) => v !== '' && (text.includes(v) || text.includes(JSON.stringify(v).slice(1, -1))));
 }
