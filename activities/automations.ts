@@ -25,8 +25,9 @@ export type AutomationActivityDeps = {
 
 export function createAutomationActivities(d: AutomationActivityDeps) {
   return {
-    async runStep(actor: RunActor, type: StepType, params: Record<string, unknown>): Promise<unknown> {
-      return d.steps.run(actor, type, params);
+    /** `known`: the run's secret values that `params` holds (only those: nothing new enters the history). */
+    async runStep(actor: RunActor, type: StepType, params: Record<string, unknown>, known: string[] = []): Promise<unknown> {
+      return d.steps.run(actor, type, params, known);
     },
 
     /** Parks the run: the approval record and the run's move to awaiting_approval, in one transaction. */

@@ -54,7 +54,8 @@ export class StepRunner {
     this.d = deps;
   }
 
-  async run(actor: RunActor, type: StepType, raw: Params): Promise<unknown> {
+  /** `known`: values this run read as secrets that `raw` holds, masked in whatever the step records elsewhere. */
+  async run(actor: RunActor, type: StepType, raw: Params, known: readonly string[] = []): Promise<unknown> {
     let p: Params;
     try {
       p = checkStepParams(type, raw, 'run');
@@ -63,7 +64,7 @@ export class StepRunner {
       throw e;
     }
     try {
-      return await this.dispatch(actor, type, p);
+      return await this.dispatch(actor, type, p, known);
     } catch (e) {
       // A refusal of the domain (policy 403, 404, 410, 413 …) is the step's failure, not an outage.
       if (e instanceof Problem) throw stepFailed(`${e.status} ${e.detail}`);
@@ -72,7 +73,7 @@ export class StepRunner {
     }
   }
 
-  private async dispatch(actor: RunActor, type: StepType, p: Params): Promise<unknown> {
+  private async dispatch(actor: RunActor, type: StepType, p: Params, known: readonly string[]): Promise<unknown> {
     switch (type) {
       case 'http': return this.http(p);
       case 'notify': return this.notify(actor, p);
@@ -111,7 +112,7 @@ export class StepRunner {
       case 'ai_generate':
         return this.d.ai.run(actor, p);
       case 'execute_intent':
-        return this.executeIntent(actor, p);
+        return this.executeIntent(actor, p, known);
       default:
         throw stepFailed(`a ${type} step does not run as an activity`);
     }
@@ -121,9 +122,9 @@ export class StepRunner {
    * The binding's answer as the execute route gives it (credential redacted), a JSON body parsed so
    * later steps can reach into it; an API that did not answer fails the step, as for http.
    */
-  private async executeIntent(actor: RunActor, p: Params): Promise<unknown> {
+  private async executeIntent(actor: RunActor, p: Params, known: readonly string[]): Promise<unknown> {
     const ctx = await stepActionContext(this.d.db(), actor, 'execute_intent');
-    const r = await this.d.bindings.run(ctx, str(p.binding), str(p.intent_type), p.params);
+    const r = await this.d.bindings.run(ctx, str(p.binding), str(p.intent_type), p.params, { knownSecrets: known });
     if (r.status === 'failed') throw stepFailed(`execution failed: ${r.error ?? 'no answer'}`);
     const out = executeResponse(r);
     if (out.result && (out.result.headers['content-type'] ?? '').includes('json')) {

@@ -11,7 +11,8 @@
 //   4. the credential: inline, or read from the vault with the agent's own permissions (a refused
 //      read keeps its status, 403 for a policy that denies);
 //   5. one request through the SSRF-safe client (DNS and every address checked again);
-//   6. every predictable spelling of the credential redacted from the answer's headers and body.
+//   6. every predictable spelling of the credential (and of values the caller knows to be secret,
+//      ExecuteOptions.knownSecrets) redacted from the answer's headers and body.
 // Each execution, and each refusal at 2 or 4, is an execution event and an audit record; neither
 // holds the credential, a header value or a body.
 import { randomUUID } from 'node:crypto';
@@ -28,7 +29,7 @@ import { agentGuardrailsSchema, httpRequestParamsSchema, INTENT_TYPES, type Agen
 import { checkBody, checkMethod, checkPath, pathRefusal, type GuardrailRefusal } from './guardrails.ts';
 import { canonicalRequestPath, type RequestPath } from './request-path.ts';
 import { buildHttpRequest, flattenHeaders, type HttpCall } from './http-request.ts';
-import { credentialForms, redactHeaders, redactText } from './redaction.ts';
+import { credentialForms, knownSecretForms, redactDeep, redactHeaders, redactText } from './redaction.ts';
 import type { CredentialResolver } from './credential-resolver.ts';
 import {
   findBindingByIdOrName, insertExecutionEvent, secondsToNextMinute, takeMinuteSlot, type BindingRow, type ExecutionStatus,
@@ -41,6 +42,12 @@ export type ExecuteOptions = {
   agentId?: string;
   /** `vault` (the default) is the only mode offered; `tee` is refused with a 400. */
   executionMode?: string;
+  /**
+   * Values the caller knows to be secret (an automation run's get_secret reads that its step
+   * templated in): masked, in every spelling, in the execution event, the audit record and a
+   * refusal's detail, as the credential is.
+   */
+  knownSecrets?: readonly string[];
 };
 
 /** What came back from the outside API, credential redacted. */
@@ -71,7 +78,11 @@ export function executeResponse(r: ExecutionResult): {
 const PLACEHOLDER_CREDENTIAL = 'placeholder-credential';
 const HOW_TO_ENABLE = 'an owner or admin turns it on with PATCH /v1/agents/{agent_id} {"execution_intents_enabled": true}';
 
-type Attempt = { id: string; agent: AgentRow; binding: BindingRow; intentType: string; summary: Record<string, unknown> | null };
+type Attempt = {
+  id: string; agent: AgentRow; binding: BindingRow; intentType: string; summary: Record<string, unknown> | null;
+  /** Spellings of the known secrets (and, once read, the credential) masked in every record. */
+  masked: string[];
+};
 
 export class BindingExecutor {
   private readonly d: BindingExecutorDeps;
@@ -104,6 +115,7 @@ export class BindingExecutor {
     const attempt: Attempt = {
       id: randomUUID(), agent, binding, intentType,
       summary: canonical.ok ? requestSummary(p, canonical.path, body) : { method: p.method, attempted_path: p.path.slice(0, 512) },
+      masked: knownSecretForms(opts.knownSecrets ?? []),
     };
     const rules = { config: binding.config, binding: binding.guardrails, agent: agentGuardrails(agent) };
     const refusal = checkMethod(rules, p.method)
@@ -127,7 +139,9 @@ export class BindingExecutor {
     }
     const built = buildHttpRequest(binding.config, call, credential);
     const res = await this.d.outbound.send(built.request);
-    const forms = credential === null ? [] : credentialForms(credential, built.onWire);
+    // The answer may echo the request: the credential and the caller's known secrets are masked alike.
+    const forms = [...(credential === null ? [] : credentialForms(credential, built.onWire)), ...attempt.masked].sort((x, y) => y.length - x.length);
+    attempt.masked = forms;
     let out: ExecutionResult;
     if (res.ok) {
       const h = redactHeaders(flattenHeaders(res.headers), forms);
@@ -187,25 +201,30 @@ export class BindingExecutor {
 
   private async refuse(ctx: ActionContext, a: Attempt, r: GuardrailRefusal): Promise<never> {
     await this.record(ctx, a, 'denied', { error: r.detail });
-    throw new Problem(r.status, r.detail, {
-      type: 'guardrail_violation', title: 'Guardrail Violation', extras: { guardrail_violation: r.violation, execution_id: a.id },
+    throw new Problem(r.status, redactText(r.detail, a.masked).text, {
+      type: 'guardrail_violation', title: 'Guardrail Violation', extras: { guardrail_violation: redactDeep(r.violation, a.masked), execution_id: a.id },
     });
   }
 
-  /** The execution event and the audit record (awaited: an execution is not reported unless recorded). */
+  /**
+   * The execution event and the audit record (awaited: an execution is not reported unless
+   * recorded), with every masked spelling replaced wherever the request's own text shows through.
+   */
   private async record(ctx: ActionContext, a: Attempt, status: ExecutionStatus,
     o: { error?: string; durationMs?: number; redactions?: number; result?: Record<string, unknown> }): Promise<void> {
     const requestId = ctx.requestId;
+    const summary = redactDeep(a.summary, a.masked);
+    const error = o.error === undefined ? null : redactText(o.error, a.masked).text;
     await insertExecutionEvent(this.d.db(), {
       id: a.id, org_id: a.agent.org_id, agent_id: a.agent.id, binding_id: a.binding.id, binding_name: a.binding.name, intent_type: a.intentType,
-      status, request_summary: a.summary, result_summary: o.result ?? null, error_message: o.error ?? null,
+      status, request_summary: summary, result_summary: o.result ?? null, error_message: error,
       duration_ms: o.durationMs ?? 0, redactions_applied: o.redactions ?? 0, request_id: requestId,
     });
     await this.d.audit.record(ctx, 'binding.execute', {
       resourceType: 'binding', resourceId: a.binding.id,
       details: {
         execution_id: a.id, agent_id: a.agent.id, binding_name: a.binding.name, intent_type: a.intentType, status,
-        ...(a.summary ? { method: a.summary.method, path: a.summary.path } : {}),
+        ...(summary ? { method: summary.method, path: summary.path } : {}),
         ...(o.result?.status !== undefined ? { http_status: o.result.status } : {}),
         ...(o.redactions ? { redactions_applied: o.redactions } : {}),
       },

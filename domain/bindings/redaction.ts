@@ -7,7 +7,10 @@
 //   - its base64 and base64url, also where it sits inside a longer base64 text at any byte offset
 //     (the characters that depend only on the credential's bytes);
 //   - every value the service itself put on the wire (a Basic header's base64 of user:password).
+// The same spellings of values a run read as secrets are masked in what an execution records.
 // Pure; each replacement counts once in `redactions_applied`.
+import { encodeSegment } from './request-path.ts';
+
 export const REDACTED = '[REDACTED]';
 
 /** Shorter credentials are refused: searching for them would match noise, so redaction could not be trusted. */
@@ -24,7 +27,7 @@ function base64Core(bytes: Buffer, offset: number): string {
 }
 
 /** Every spelling to search for, longest first. `onWire`: values the service sent that carry it. */
-export function credentialForms(credential: string, onWire: readonly string[] = []): string[] {
+export function credentialForms(credential: string, onWire: readonly string[] = [], minLength = MIN_CREDENTIAL_LENGTH): string[] {
   const bytes = Buffer.from(credential, 'utf8');
   const pct = encodeURIComponent(credential);
   const forms = new Set<string>([
@@ -36,6 +39,7 @@ export function credentialForms(credential: string, onWire: readonly string[] = 
     bytes.toString('base64'),
     bytes.toString('base64').replace(/=+$/, ''),
     toUrlSafe(bytes.toString('base64')),
+    encodeSegment(credential), // a request path's spelling: `:` and `@` stay as they are
     ...onWire,
   ]);
   for (const offset of [0, 1, 2]) {
@@ -43,7 +47,32 @@ export function credentialForms(credential: string, onWire: readonly string[] = 
     forms.add(core);
     forms.add(toUrlSafe(core));
   }
-  return [...forms].filter((f) => f.length >= MIN_CREDENTIAL_LENGTH).sort((a, b) => b.length - a.length);
+  return [...forms].filter((f) => f.length >= minLength).sort((a, b) => b.length - a.length);
+}
+
+/** Known secrets shorter than this are not searched for (every record would be noise). */
+const MIN_KNOWN_LENGTH = 4;
+
+/**
+ * Values the caller knows to be secret (what an automation run read with get_secret), in every
+ * spelling above. They are masked in what an execution records, so shorter values count too:
+ * masking a look-alike in a record costs nothing, keeping a secret there does.
+ */
+export function knownSecretForms(values: readonly string[]): string[] {
+  const forms = new Set<string>();
+  for (const v of values) for (const f of credentialForms(v, [], MIN_KNOWN_LENGTH)) forms.add(f);
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+/** Every string in `value` (objects and arrays walked) with the forms masked. */
+export function redactDeep<T>(value: T, forms: readonly string[]): T {
+  if (forms.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return redactText(v, forms).text;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [redactText(k, forms).text, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
 }
 
 /** `text` with every form replaced, and how many replacements were made. */

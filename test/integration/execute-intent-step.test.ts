@@ -133,3 +133,58 @@ test('an unknown binding and a missing params object are refused clearly', async
   expect(JSON.stringify(bad.body)).toContain('params');
   expect(chat.received()).toEqual([]);
 });
+
+describe('a secret templated into the request path (issue 25: it was stored in the execution event and the audit record)', () => {
+  // A value with characters each spelling writes differently: `:` and `@` stay in a path, `ü` is encoded.
+  const ACCOUNT = `tenant:${rnd('acct')}@zürich`;
+  const spellings = [ACCOUNT, encodeURIComponent(ACCOUNT), encodeURIComponent(ACCOUNT).replace(/%3A/g, ':').replace(/%40/g, '@')];
+
+  beforeAll(async () => {
+    await putOk(owner, vaultId, 'integrations/account', ACCOUNT);
+    const b = await call('POST', `/v1/agents/${agent.id}/bindings`, {
+      token: owner.token,
+      body: {
+        name: 'accounts', binding_type: 'http', config: { base_url: chat.url, allowed_methods: ['GET'], allowed_paths: ['/accounts/*'] },
+        credential_source: { type: 'vault_ref', vault_id: vaultId, path: 'integrations/chat' },
+      },
+    });
+    expect(b.status).toBe(201);
+  });
+
+  /** Nothing the execution recorded, nor the run, holds the value in any spelling. */
+  async function expectNowhere(done: any): Promise<any[]> {
+    const executions = await call('GET', `/v1/agents/${agent.id}/executions?limit=100`, { token: owner.token });
+    expect(executions.status).toBe(200);
+    const rows = (await db().query(
+      "SELECT request_summary::text AS summary, error_message FROM execution_events WHERE agent_id = $1", [agent.id])).rows;
+    const audit = (await db().query(
+      "SELECT details::text AS details FROM audit_events WHERE org_id = $1 AND action = 'binding.execute'", [owner.orgId])).rows;
+    for (const [where, text] of [['executions list', executions.text], ['execution rows', JSON.stringify(rows)],
+      ['audit records', JSON.stringify(audit)], ['run record', JSON.stringify(done)]] as const) {
+      for (const s of spellings) expect({ where, spelling: s, leaked: text.includes(s) }).toEqual({ where, spelling: s, leaked: false });
+    }
+    return executions.body.events;
+  }
+
+  test('a request that is sent: the path reaches the API, and every record masks it', async () => {
+    const done = await ended(await run([
+      { type: 'get_secret', name: 'acct', vault_id: vaultId, path: 'integrations/account' },
+      { type: 'execute_intent', params: { binding: 'accounts', params: { method: 'GET', path: '/accounts/{{steps.acct.value}}' } } },
+    ]));
+    expect({ status: done.status, error: done.error }).toEqual({ status: 'success', error: undefined });
+    expect(decodeURIComponent(chat.received()[0]!.path)).toBe(`/accounts/${ACCOUNT}`);
+    const executions = await expectNowhere(done);
+    expect(executions[0]).toMatchObject({ status: 'success', request_summary: expect.objectContaining({ path: '/accounts/[REDACTED]' }) });
+  });
+
+  test('a request the guardrails refuse: the refusal names the path masked', async () => {
+    const done = await ended(await run([
+      { type: 'get_secret', name: 'acct', vault_id: vaultId, path: 'integrations/account' },
+      { type: 'execute_intent', params: { binding: 'accounts', params: { method: 'GET', path: '/admin/{{steps.acct.value}}' } } },
+    ]));
+    expect(done.status).toBe('failed');
+    expect(done.step_results[1].error).toContain('/admin/[REDACTED]');
+    expect(chat.received()).toEqual([]);
+    await expectNowhere(done);
+  });
+});
