@@ -22,6 +22,11 @@ export type McpConfig = {
   port: number;
   /** Browser origins the HTTP transport accepts; requests with any other Origin get 403. */
   allowedOrigins: string[];
+  /**
+   * Host names (lower case, no port) the HTTP transport answers to; any other Host header gets
+   * 403, so a DNS name rebound to this address cannot reach it from a browser page.
+   */
+  allowedHosts: string[];
   logLevel: LogLevel;
 };
 
@@ -90,6 +95,23 @@ function tokenOf(env: Env): string | undefined {
   return v?.value;
 }
 
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
+
+/** MCP_ALLOWED_HOSTS, or the names of the listen address: loopback names for a loopback or wildcard bind. */
+function allowedHostsOf(env: Env, host: string): string[] {
+  const listed = pick(env, 'MCP_ALLOWED_HOSTS');
+  if (listed) {
+    const names = listed.value.split(',').map((h) => h.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1')).filter(Boolean);
+    const isName = (h: string) => /^[a-z0-9.-]+$/.test(h) || (/^[0-9a-f:.]+$/.test(h) && h.split(':').length > 2); // a name, or an IPv6 literal
+    const bad = names.find((h) => !isName(h));
+    if (bad !== undefined) throw new McpConfigError(`MCP_ALLOWED_HOSTS: ${JSON.stringify(bad)} is not a host name (give names without scheme or port)`);
+    return names;
+  }
+  const h = host.toLowerCase();
+  if (LOOPBACK_NAMES.includes(h) || h === '0.0.0.0' || h === '::' || h.startsWith('127.')) return [...new Set([...LOOPBACK_NAMES, h])].filter((n) => n !== '0.0.0.0' && n !== '::');
+  return [h];
+}
+
 export function readMcpConfig(env: Env): McpConfig {
   const transport = transportOf(env);
   const agentKey = keyOf(env);
@@ -99,6 +121,7 @@ export function readMcpConfig(env: Env): McpConfig {
   }
   const level = (env.LOG_LEVEL?.trim() || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(level)) throw new McpConfigError(`LOG_LEVEL: must be one of ${LOG_LEVELS.join(', ')}`);
+  const host = pick(env, 'MCP_HOST')?.value ?? '127.0.0.1';
   return {
     apiUrl: apiUrlOf(env),
     agentId: uuidOf(env, 'VAULT_AGENT_ID', 'ONECLAW_AGENT_ID'),
@@ -106,9 +129,10 @@ export function readMcpConfig(env: Env): McpConfig {
     agentToken,
     vaultId: uuidOf(env, 'VAULT_ID', 'ONECLAW_VAULT_ID'),
     transport,
-    host: pick(env, 'MCP_HOST')?.value ?? '127.0.0.1',
+    host,
     port: portOf(env),
     allowedOrigins: (pick(env, 'MCP_ALLOWED_ORIGINS')?.value ?? '').split(',').map((o) => o.trim()).filter(Boolean),
+    allowedHosts: allowedHostsOf(env, host),
     logLevel: level,
   };
 }

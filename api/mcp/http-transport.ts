@@ -41,6 +41,15 @@ function refuse(res: http.ServerResponse, r: HttpRefusal): void {
 const rpcError = (res: http.ServerResponse, status: number, code: number, message: string) =>
   answer(res, status, { jsonrpc: '2.0', error: { code, message }, id: null });
 
+/** The host name of a Host header, lower case, without port or IPv6 brackets; null when absent. */
+export function hostNameOf(header: string | undefined): string | null {
+  const h = header?.trim().toLowerCase();
+  if (!h) return null;
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') > 0 ? h.indexOf(']') : undefined);
+  const name = h.split(':').length === 2 ? h.slice(0, h.lastIndexOf(':')) : h;
+  return name.replace(/\.$/, '');
+}
+
 async function readJson(req: http.IncomingMessage): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -94,6 +103,10 @@ export async function startHttp(config: McpConfig, log: McpLogger): Promise<Http
   }
 
   async function route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // A name rebound to this address (DNS rebinding) carries its own Host: only ours are answered.
+    const host = hostNameOf(req.headers.host);
+    if (host === null) throw new HttpRefusal(400, 'A Host header is required');
+    if (!config.allowedHosts.includes(host)) throw new HttpRefusal(403, `Host ${host} is not allowed (MCP_ALLOWED_HOSTS)`);
     const path = new URL(req.url ?? '/', 'http://mcp.invalid').pathname;
     if (path === '/health') {
       if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpRefusal(405, 'GET /health');
@@ -123,6 +136,7 @@ export async function startHttp(config: McpConfig, log: McpLogger): Promise<Http
   }
 
   const httpServer = http.createServer((req, res) => {
+    res.setHeader('x-content-type-options', 'nosniff'); // every answer, the SDK's included
     route(req, res).catch((e: unknown) => {
       if (e instanceof HttpRefusal) refuse(res, e);
       else {

@@ -5,6 +5,7 @@
 // HTTP with a policy refusal, a bad argument and a revoked key; the Intents tools against a real
 // EVM node; the token refreshed before it expires; and the MCP Inspector's CLI over HTTP.
 import { execFile } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { parseEther } from 'viem';
@@ -38,6 +39,23 @@ afterAll(async () => {
   await server?.stop();
   await closeDb();
 });
+
+/** An initialize POST with a Host header of our choosing (fetch will not send one). */
+function rawPost(url: string, headers: Record<string, string>): Promise<{ status: number; body: string; nosniff: string | undefined }> {
+  const body = JSON.stringify(INIT);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body), ...headers },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { text += c; });
+      res.on('end', () => resolve({ status: res.statusCode!, body: text, nosniff: res.headers['x-content-type-options'] as string | undefined }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 const post = (headers: Record<string, string>, body: unknown = INIT) => fetch(server.url, {
   method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body),
@@ -97,6 +115,20 @@ describe('the HTTP endpoint', () => {
     expect(allowed.status).toBe(200);
     expect(allowed.headers.get('mcp-session-id')).toMatch(/^[0-9a-f-]{36}$/);
     await allowed.body?.cancel();
+  });
+
+  test('a Host other than the server\'s own names is refused (DNS rebinding); every answer says nosniff', async () => {
+    const port = new URL(server.url).port;
+    const rebound = await rawPost(server.url, { host: `rebound.attacker.example:${port}`, ...bearer(w.agent.apiKey) });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toMatch(/Host rebound\.attacker\.example is not allowed/);
+    expect(rebound.nosniff).toBe('nosniff');
+    const own = await rawPost(server.url, { host: `localhost:${port}`, ...bearer(w.agent.apiKey) });
+    expect(own.status).toBe(200);
+    expect(own.nosniff).toBe('nosniff');
+    const health = await fetch(new URL('/health', server.url));
+    expect(health.headers.get('x-content-type-options')).toBe('nosniff');
+    await health.body?.cancel();
   });
 
   test('DELETE ends a session: later requests on it are 404', async () => {

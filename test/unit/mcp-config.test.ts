@@ -8,6 +8,7 @@ import { DEFAULT_API_URL, DEFAULT_MCP_PORT, McpConfigError, readMcpConfig } from
 import { agentIdOfJwt } from '../../api/mcp/credentials.ts';
 import { problemOf } from '../../api/mcp/api-error.ts';
 import { parseEnvBundle } from '../../api/mcp/tools/secrets-read.ts';
+import { hostNameOf } from '../../api/mcp/http-transport.ts';
 import { SECRET_TYPES as MCP_SECRET_TYPES } from '../../api/mcp/tools/tool-kit.ts';
 import { SECRET_TYPES } from '../../domain/secrets/secret-types.ts';
 
@@ -24,7 +25,7 @@ describe('readMcpConfig', () => {
       MCP_TRANSPORT: 'http', MCP_PORT: '9000', MCP_HOST: '0.0.0.0', MCP_ALLOWED_ORIGINS: 'http://a.test, http://b.test', LOG_LEVEL: 'warn',
     })).toEqual({
       apiUrl: 'https://vault.example.com/prefix', agentId: AGENT, agentKey: KEY, agentToken: undefined, vaultId: VAULT,
-      transport: 'http', host: '0.0.0.0', port: 9000, allowedOrigins: ['http://a.test', 'http://b.test'], logLevel: 'warn',
+      transport: 'http', host: '0.0.0.0', port: 9000, allowedOrigins: ['http://a.test', 'http://b.test'], allowedHosts: ['localhost', '127.0.0.1', '::1'], logLevel: 'warn',
     });
   });
 
@@ -110,4 +111,31 @@ test('the tool server is a client of the HTTP API only: api/mcp imports nothing 
     const resolved = imports.filter((i) => i.startsWith('.')).map((i) => path.relative(dir, path.resolve(dir, path.dirname(f), i)));
     expect([f, resolved.filter((r) => r.startsWith('..'))]).toEqual([f, []]);
   }
+});
+
+describe('allowed Host names of the HTTP transport (DNS rebinding)', () => {
+  const hosts = (env: Record<string, string>) => readMcpConfig({ VAULT_AGENT_KEY: KEY, MCP_TRANSPORT: 'http', ...env }).allowedHosts;
+
+  test('by default the listen address\'s own names; loopback and wildcard binds answer to loopback names only', () => {
+    expect(hosts({})).toEqual(['localhost', '127.0.0.1', '::1']);
+    expect(hosts({ MCP_HOST: '0.0.0.0' })).toEqual(['localhost', '127.0.0.1', '::1']);
+    expect(hosts({ MCP_HOST: 'mcp.internal.example' })).toEqual(['mcp.internal.example']);
+  });
+
+  test('MCP_ALLOWED_HOSTS lists names (case folded, IPv6 without brackets); a URL or a port is refused', () => {
+    expect(hosts({ MCP_ALLOWED_HOSTS: 'MCP.Example.com, [::1], 10.0.0.7' })).toEqual(['mcp.example.com', '::1', '10.0.0.7']);
+    expect(() => hosts({ MCP_ALLOWED_HOSTS: 'https://mcp.example.com' })).toThrow(/MCP_ALLOWED_HOSTS/);
+    expect(() => hosts({ MCP_ALLOWED_HOSTS: 'mcp.example.com:8090' })).toThrow(/MCP_ALLOWED_HOSTS/);
+  });
+});
+
+describe('hostNameOf', () => {
+  test('strips the port and IPv6 brackets, folds case and a trailing dot', () => {
+    expect(hostNameOf('127.0.0.1:8090')).toBe('127.0.0.1');
+    expect(hostNameOf('[::1]:8090')).toBe('::1');
+    expect(hostNameOf('LocalHost.')).toBe('localhost');
+    expect(hostNameOf('rebound.attacker.example:8090')).toBe('rebound.attacker.example');
+    expect(hostNameOf(undefined)).toBeNull();
+    expect(hostNameOf(' ')).toBeNull();
+  });
 });
