@@ -138,7 +138,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       audit: actionAudit, namespace: config.temporalNamespace, publicUrl: config.publicUrl,
     }),
     automations: new AutomationCommands({
-      db, audit: actionAudit, log, publicUrl: config.publicUrl,
+      db, audit: actionAudit, log, publicUrl: config.publicUrl, destinations: { ai: config.ai, exemptions },
       schedules: new AutomationSchedules(db, w.temporal, log),
     }),
     // The assistant's model calls go out through the SSRF-safe client like every other.

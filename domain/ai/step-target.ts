@@ -3,6 +3,7 @@
 // operator's default (AI_PROVIDER, AI_BASE_URL, AI_MODEL). The operator's key (AI_API_KEY) goes
 // only to the operator's own endpoint, never to a URL a step chose.
 import type { AiConfig } from '../config.ts';
+import { checkUrl, type Exemptions } from '../net/outbound/index.ts';
 import { DEFAULT_BASE_URLS, PROVIDER_NAMES, protocolOf, type AiProtocol } from './protocols.ts';
 
 /** The vault secret that holds a step's key (read as the automation's agent). */
@@ -23,6 +24,20 @@ export type StepTarget = {
 export class AiStepError extends Error {}
 
 const trimSlash = (u: string) => u.replace(/\/+$/, '');
+
+/**
+ * Why a step's written-out `base_url` can never be sent to, or null: it must pass the SSRF policy
+ * with https (http only to an exempted IP literal), unless it is the operator's own endpoint of the
+ * same protocol. Checked when the automation is stored; the send checks again, with DNS.
+ */
+export function stepBaseUrlProblem(ai: AiConfig, exemptions: Exemptions, p: Record<string, unknown>): string | null {
+  if (typeof p.base_url !== 'string') return null;
+  const stepUrl = trimSlash(p.base_url);
+  const protocol = typeof p.provider === 'string' ? protocolOf(p.provider) : ai.provider;
+  if (ai.provider !== null && protocol === ai.provider && stepUrl === ai.baseUrl) return null;
+  const v = checkUrl(stepUrl, { exemptions, allowHttp: false });
+  return v.ok ? null : v.reason;
+}
 
 export function resolveStepTarget(ai: AiConfig, p: Record<string, unknown>): StepTarget {
   const named = typeof p.provider === 'string' ? p.provider : undefined;

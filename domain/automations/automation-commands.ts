@@ -18,6 +18,7 @@ import { requireManager, roleOf } from '../org/roles.ts';
 import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { badRequest, forbidden, invalidField, notFound } from '../errors.ts';
 import { parseWorkflowSpec } from './spec/workflow-spec.ts';
+import { checkStepDestinations, type DestinationPolicy } from './spec/step-destinations.ts';
 import { checkTimezone, normalizeCron } from './spec/cron.ts';
 import { AUTOMATION_TRIGGER_EVENTS } from './event-subscriber.ts';
 import { generateWebhookToken, hashWebhookToken, webhookUrl } from './webhook-token.ts';
@@ -40,6 +41,8 @@ export type AutomationDeps = {
   log: Logger;
   /** Config.publicUrl: the base of webhook URLs. */
   publicUrl: string;
+  /** What step destinations (an ai_generate base_url) must pass when stored. */
+  destinations: DestinationPolicy;
 };
 
 export type NewAutomationInput = {
@@ -77,6 +80,7 @@ export class AutomationCommands {
     await requireManager(em, p);
     const t = input.trigger_type;
     const def = checkNewDefinition(input);
+    checkStepDestinations(this.d.destinations, parseWorkflowSpec(def.workflow_spec));
     const id = randomUUID();
     const token = t === 'webhook' ? generateWebhookToken() : null;
     const row = await em.transactional(async (tx) => {
@@ -137,6 +141,7 @@ export class AutomationCommands {
     if (t === 'cron' && changes.cron_expr === null) throw invalidField('cron_expr', 'is required for trigger_type cron');
     if (t === 'event' && changes.event_filter === null) throw invalidField('event_filter', 'is required for trigger_type event');
     const def = checkDefinition(t, changes);
+    if (def.workflow_spec !== undefined) checkStepDestinations(this.d.destinations, parseWorkflowSpec(def.workflow_spec));
     const c: AutomationChanges = { ...changes, ...def };
     const row = await em.transactional((tx) => updateAutomation(tx, p.orgId, current.id, c));
     if (!row) throw notFound('Automation');

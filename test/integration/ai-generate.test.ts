@@ -195,3 +195,33 @@ test('the URL the key goes to and the key\'s secret are fixed when the automatio
   expect(r.status).toBe(400);
   expect(r.body.detail).toBe('workflow_spec.steps[0].base_url: must be written out, not a template: the provider key is sent there');
 });
+
+test('a step\'s base_url that could never be sent to is refused when the automation is written, not when it runs', async () => {
+  const create = (steps: unknown[]) => call('POST', '/v1/automations', {
+    token: owner.token, body: { name: rnd('ai'), agent_id: agent.id, trigger_type: 'manual', workflow_spec: { steps } },
+  });
+  const refusals: [string, RegExp][] = [
+    ['http://models.example.com/v1', /https is required/],
+    ['https://10.0.0.5/v1', /not allowed/],
+    ['https://169.254.169.254/latest', /not allowed/],
+    ['https://user:pw@models.example.com/v1', /credentials/],
+  ];
+  for (const [url, why] of refusals) {
+    const r = await create([openaiStep({ prompt: 'p', base_url: url })]);
+    expect({ url, status: r.status }).toEqual({ url, status: 400 });
+    expect(r.body.errors).toEqual([{ field: 'workflow_spec.steps[0].base_url', message: expect.stringMatching(why) }]);
+  }
+  const branch = await create([{ type: 'condition', expression: 'true', if_true: [openaiStep({ prompt: 'p', base_url: 'http://models.example.com' })] }]);
+  expect(branch.status).toBe(400);
+  expect(branch.body.errors[0].field).toBe('workflow_spec.steps[0].if_true[0].base_url');
+
+  // A public https endpoint is stored; changing it to a refused one is refused and changes nothing.
+  const ok = await create([openaiStep({ prompt: 'p', base_url: 'https://models.example.com/v1' })]);
+  expect(ok.status).toBe(201);
+  const patch = await call('PATCH', `/v1/automations/${ok.body.id}`, {
+    token: owner.token, body: { workflow_spec: { steps: [openaiStep({ prompt: 'p', base_url: 'http://models.example.com/v1' })] } },
+  });
+  expect(patch.status).toBe(400);
+  const after = await call('GET', `/v1/automations/${ok.body.id}`, { token: owner.token });
+  expect(JSON.stringify(after.body.workflow_spec)).toContain('https://models.example.com/v1');
+});
