@@ -7,12 +7,13 @@ import type { Logger } from '../domain/log.ts';
 import type { StepRunner } from '../domain/automations/step-runner.ts';
 import type { StepType } from '../domain/automations/spec/step-types.ts';
 import type {
-  ApprovalDecision, ApprovalOutcome, ApprovalStart, RunActor, RunEndInput, StepResult,
+  ApprovalDecision, ApprovalOutcome, ApprovalStart, RunActor, RunEndInput, StepCall, StepResult,
 } from '../domain/automations/engine/run-io.ts';
 import type { AutomationSchedules } from '../domain/automations/schedules.ts';
 import { finishRun, moveRun } from '../domain/automations/run-repository.ts';
 import { createScheduledRun, type ScheduledRunStart } from '../domain/automations/scheduled-run.ts';
-import { createApproval, applyDecision, applyExpiry, expireRunApprovals } from '../domain/approvals/approval-events.ts';
+import { createApprovalOnce, applyDecision, applyExpiry, expireRunApprovals, findSameDecision } from '../domain/approvals/approval-events.ts';
+import { derivedUuid } from '../domain/ids.ts';
 import { findApprovalById } from '../domain/approvals/approval-repository.ts';
 
 export type AutomationActivityDeps = {
@@ -25,16 +26,21 @@ export type AutomationActivityDeps = {
 
 export function createAutomationActivities(d: AutomationActivityDeps) {
   return {
-    /** `known`: the run's secret values that `params` holds (only those: nothing new enters the history). */
-    async runStep(actor: RunActor, type: StepType, params: Record<string, unknown>, known: string[] = []): Promise<unknown> {
-      return d.steps.run(actor, type, params, known);
+    async runStep(actor: RunActor, type: StepType, params: Record<string, unknown>, call: StepCall = { key: '', known: [] }): Promise<unknown> {
+      return d.steps.run(actor, type, params, call);
     },
 
-    /** Parks the run: the approval record and the run's move to awaiting_approval, in one transaction. */
-    async requestApproval(actor: RunActor, params: Record<string, unknown>, stepResults: StepResult[]): Promise<ApprovalStart> {
+    /**
+     * Parks the run: the approval record and the run's move to awaiting_approval, in one
+     * transaction. Idempotent per run and step: the approval's id derives from them, so an attempt
+     * repeated after a crash finds the approval the first one made (and its expiry) instead of
+     * adding a second.
+     */
+    async requestApproval(actor: RunActor, params: Record<string, unknown>, stepResults: StepResult[], stepKey = ''): Promise<ApprovalStart> {
       const expiresInMs = Number(params.expires_in_secs ?? 86_400) * 1000;
       return d.em().transactional(async (tx) => {
-        const approval = await createApproval(tx, {
+        const approval = await createApprovalOnce(tx, {
+          id: derivedUuid(`automation-run:${actor.runId}:approval:${stepKey}`),
           orgId: actor.orgId, agentId: actor.agentId, runId: actor.runId, automationId: actor.automationId,
           action: String(params.action ?? 'automation_step'),
           targetType: 'automation_run', targetId: actor.runId,
@@ -44,14 +50,19 @@ export function createAutomationActivities(d: AutomationActivityDeps) {
           expiresAt: new Date(Date.now() + expiresInMs),
         });
         await moveRun(tx, actor.runId, 'running', 'awaiting_approval', stepResults);
-        return { approvalId: approval.id, expiresInMs };
+        // A repeated attempt waits out what is left of the first one's expiry, not a fresh one.
+        return { approvalId: approval.id, expiresInMs: approval.expires_at ? Math.max(0, new Date(approval.expires_at).getTime() - Date.now()) : expiresInMs };
       });
     },
 
-    /** A human's decision, through the run's Update: null when the approval is no longer pending. */
+    /**
+     * A human's decision, through the run's Update: null when the approval is no longer pending.
+     * Idempotent per approval and decision: an attempt repeated after a crash finds its own
+     * decision recorded and reports it as made.
+     */
     async decideRunApproval(runId: string, dec: ApprovalDecision): Promise<ApprovalOutcome | null> {
       return d.em().transactional(async (tx) => {
-        const row = await applyDecision(tx, dec.approvalId, dec.decision, dec.reason, dec.decidedBy);
+        const row = await applyDecision(tx, dec.approvalId, dec.decision, dec.reason, dec.decidedBy) ?? await findSameDecision(tx, dec);
         if (!row) return null;
         if (row.status === 'approved') await moveRun(tx, runId, 'awaiting_approval', 'running');
         return outcomeOf(row);

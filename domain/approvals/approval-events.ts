@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { emitEvent } from '../events/outbox.ts';
 import {
-  decidePending, expirePending, expirePendingOfRun, insertApproval,
+  decidePending, expirePending, expirePendingOfRun, findApprovalById, insertApproval,
   type ApprovalDecisionStatus, type ApprovalRow, type NewApprovalRow,
 } from './approval-repository.ts';
 
@@ -38,6 +38,25 @@ export async function createApproval(tx: EntityManager, input: NewApproval): Pro
   const row = await insertApproval(tx, input);
   await emitEvent(tx, row.org_id, 'approval.created', eventData(row));
   return row;
+}
+
+/**
+ * Like createApproval for an id its caller derives (a run and its step): a repeated call returns
+ * the approval the first one stored, as it is now, and emits nothing more.
+ */
+export async function createApprovalOnce(tx: EntityManager, input: NewApproval & { id: string }): Promise<ApprovalRow> {
+  const row = await insertApproval(tx, input, true);
+  if (row) {
+    await emitEvent(tx, row.org_id, 'approval.created', eventData(row));
+    return row;
+  }
+  return (await findApprovalById(tx, input.id))!;
+}
+
+/** The approval if it already holds exactly this decision, by this human (a repeated decide). */
+export async function findSameDecision(tx: EntityManager, d: ApprovalDecision): Promise<ApprovalRow | null> {
+  const row = await findApprovalById(tx, d.approvalId);
+  return row && row.status === d.decision && row.decided_by === d.decidedBy && row.decision_reason === d.reason ? row : null;
 }
 
 /**

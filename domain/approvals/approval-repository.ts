@@ -56,7 +56,10 @@ export type NewApprovalRow = {
   expiresAt: Date | null;
 };
 
-export async function insertApproval(tx: EntityManager, a: NewApprovalRow): Promise<ApprovalRow> {
+export async function insertApproval(tx: EntityManager, a: NewApprovalRow): Promise<ApprovalRow>;
+/** `once`: an approval with this id already stored is left as it is (null). */
+export async function insertApproval(tx: EntityManager, a: NewApprovalRow, once: true): Promise<ApprovalRow | null>;
+export async function insertApproval(tx: EntityManager, a: NewApprovalRow, once = false): Promise<ApprovalRow | null> {
   // The reference makes user_id required: a request nobody was named for goes to the
   // automation's creator, else the agent's, else the organization's first active owner.
   const rows = await tx.execute<ApprovalRow[]>(
@@ -65,11 +68,11 @@ export async function insertApproval(tx: EntityManager, a: NewApprovalRow): Prom
          (SELECT created_by FROM automations WHERE id = ?::uuid AND org_id = ?),
          (SELECT created_by FROM agents WHERE id = ?::uuid AND org_id = ?),
          (SELECT id FROM users WHERE org_id = ? AND role = 'owner' AND status = 'active' ORDER BY created_at LIMIT 1)),
-       ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+       ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)${once ? '\n     ON CONFLICT (id) DO NOTHING' : ''}
      RETURNING ${COLUMNS}`,
     [a.id ?? randomUUID(), a.orgId, a.userId ?? null, a.automationId ?? null, a.orgId, a.agentId, a.orgId, a.orgId, a.agentId, a.runId, a.action, a.targetType, a.targetId,
       a.riskTier, JSON.stringify(a.summary), a.reason, a.expiresAt]);
-  return rows[0]!;
+  return rows[0] ?? null;
 }
 
 /** One approval of the organization as stored; null when missing, elsewhere or not an id. */

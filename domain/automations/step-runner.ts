@@ -13,7 +13,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import type { MemoryStore } from '../memory/memory-store.ts';
 import type { StepType } from './spec/step-types.ts';
 import type { RunActor } from './engine/run-io.ts';
-import { STEP_FAILED } from './engine/run-io.ts';
+import { STEP_FAILED, stepIdempotencyKey, type StepCall } from './engine/run-io.ts';
 import { checkStepParams, StepParamError } from './spec/step-params.ts';
 import { stepActionContext } from './step-context.ts';
 import { Problem } from '../errors.ts';
@@ -54,8 +54,8 @@ export class StepRunner {
     this.d = deps;
   }
 
-  /** `known`: values this run read as secrets that `raw` holds, masked in whatever the step records elsewhere. */
-  async run(actor: RunActor, type: StepType, raw: Params, known: readonly string[] = []): Promise<unknown> {
+  /** `call`: the step's place in the run (idempotency keys) and the secret values `raw` holds (masked where the step records). */
+  async run(actor: RunActor, type: StepType, raw: Params, call: StepCall = { key: '', known: [] }): Promise<unknown> {
     let p: Params;
     try {
       p = checkStepParams(type, raw, 'run');
@@ -64,7 +64,7 @@ export class StepRunner {
       throw e;
     }
     try {
-      return await this.dispatch(actor, type, p, known);
+      return await this.dispatch(actor, type, p, call);
     } catch (e) {
       // A refusal of the domain (policy 403, 404, 410, 413 …) is the step's failure, not an outage.
       if (e instanceof Problem) throw stepFailed(`${e.status} ${e.detail}`);
@@ -73,9 +73,9 @@ export class StepRunner {
     }
   }
 
-  private async dispatch(actor: RunActor, type: StepType, p: Params, known: readonly string[]): Promise<unknown> {
+  private async dispatch(actor: RunActor, type: StepType, p: Params, call: StepCall): Promise<unknown> {
     switch (type) {
-      case 'http': return this.http(p);
+      case 'http': return this.http(p, stepIdempotencyKey(actor.runId, call.key));
       case 'notify': return this.notify(actor, p);
       case 'get_secret': {
         const ctx = await stepActionContext(this.d.db(), actor, type);
@@ -112,7 +112,7 @@ export class StepRunner {
       case 'ai_generate':
         return this.d.ai.run(actor, p);
       case 'execute_intent':
-        return this.executeIntent(actor, p, known);
+        return this.executeIntent(actor, p, call.known);
       default:
         throw stepFailed(`a ${type} step does not run as an activity`);
     }
@@ -133,9 +133,16 @@ export class StepRunner {
     return out;
   }
 
-  /** The answer's status, headers and the start of its body; HTTP statuses do not fail the step. */
-  private async http(p: Params): Promise<unknown> {
-    const { body, headers } = encodeBody(p.body, (p.headers as Record<string, string> | undefined) ?? {});
+  /**
+   * The answer's status, headers and the start of its body; HTTP statuses do not fail the step.
+   * A request in flight when a worker dies is sent again: it carries an Idempotency-Key that is the
+   * same for every attempt of this step of this run (unless the step sets its own), so the
+   * receiver can drop the repeat.
+   */
+  private async http(p: Params, idempotencyKey: string): Promise<unknown> {
+    const given = (p.headers as Record<string, string> | undefined) ?? {};
+    const own = Object.keys(given).some((h) => h.toLowerCase() === 'idempotency-key');
+    const { body, headers } = encodeBody(p.body, own ? given : { ...given, 'Idempotency-Key': idempotencyKey });
     const r = await this.d.outbound.send({
       method: str(p.method), url: str(p.url), headers, body,
       timeoutMs: Number(p.timeout_secs) * 1000, maxResponseBytes: MAX_RESPONSE_BYTES,

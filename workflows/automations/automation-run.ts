@@ -35,8 +35,9 @@ const WAIT_MAX_SECONDS = 30;
 class StepFailure extends Error {}
 
 export async function automationRunWorkflow(a: AutomationRunArgs): Promise<AutomationRunResult> {
-  // Reads and bookkeeping are retried; steps that change the world (http, notify, writes) run at
-  // most once per attempt of the run: a retried POST could act twice.
+  // Reads and bookkeeping are retried; steps that change the world (http, notify, writes) are not
+  // retried when they fail (a retried POST could act twice). One in flight when the worker dies is
+  // run again on replay (at least once): http sends an Idempotency-Key of the run and step.
   const io = proxyLocalActivities<AutomationActivities>({
     startToCloseTimeout: '20 seconds',
     retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 8 },
@@ -128,8 +129,8 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
     upsertSearchAttributes([{ key: VaultRunStatus, value: status }]);
   };
 
-  async function approval(params: Record<string, unknown>): Promise<unknown> {
-    const started = await io.requestApproval(plan.actor, params, redact(results, secrets) as StepResult[]);
+  async function approval(params: Record<string, unknown>, key: string): Promise<unknown> {
+    const started = await io.requestApproval(plan.actor, params, redact(results, secrets) as StepResult[], key);
     view = { ...view, approvalId: started.approvalId };
     setStatus('awaiting_approval');
     pauseClock();
@@ -153,7 +154,8 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
     return { message: typeof message === 'string' ? message : JSON.stringify(message) };
   }
 
-  async function execute(step: Step): Promise<unknown> {
+  /** `key`: the step's place in the run, the same on every attempt (run-io.ts StepCall). */
+  async function execute(step: Step, key: string): Promise<unknown> {
     const params = resolveTemplates(step.params, scope) as Record<string, unknown>;
     if (DISCLOSING_STEPS.includes(step.type) && holdsSecret(params, secrets)) {
       throw new StepFailure(`a secret value read by this run cannot be passed to a ${step.type} step`);
@@ -168,14 +170,14 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
         return { waited_secs: secs };
       }
       case 'approval_request':
-        return approval(params);
+        return approval(params, key);
       default: {
         let output: unknown;
         try {
           // The values already in its parameters, so what the step records elsewhere (an execution's
           // path) can mask them in every spelling.
           const known = secrets.filter((v) => holdsSecret(params, [v]));
-          output = await STEP_PROXY[step.type].runStep(plan.actor, step.type, params, known);
+          output = await STEP_PROXY[step.type].runStep(plan.actor, step.type, params, { key, known });
         } catch (e) {
           if (step.type === 'ai_generate') addSpend(spendOfFailure(e)); // a refusal is billed too
           throw e;
@@ -190,10 +192,12 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
     }
   }
 
-  async function runList(list: Step[], into: StepResult[], topLevel: boolean): Promise<unknown[]> {
+  /** `at`: the key of the condition step whose branch this is, with the branch (`3.if_true`). */
+  async function runList(list: Step[], into: StepResult[], topLevel: boolean, at = ''): Promise<unknown[]> {
     const outputs: unknown[] = [];
     for (let i = 0; i < list.length; i++) {
       const step = list[i]!;
+      const key = at === '' ? String(i) : `${at}.${i}`;
       const entry: StepResult = { index: i, type: step.type, status: 'success', ...(step.name ? { name: step.name } : {}) };
       into.push(entry);
       if (topLevel) view = { ...view, step: i };
@@ -211,9 +215,9 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
           const result = evaluateCondition(step.expression ?? '', scope);
           entry.steps = [];
           const branch = result ? 'if_true' : 'if_false';
-          output = { result, branch, steps: await runList((result ? step.if_true : step.if_false) ?? [], entry.steps, false) };
+          output = { result, branch, steps: await runList((result ? step.if_true : step.if_false) ?? [], entry.steps, false, `${key}.${branch}`) };
         } else {
-          output = await execute(step);
+          output = await execute(step, key);
         }
         entry.output = output;
         outputs.push(output);

@@ -40,6 +40,17 @@ export type StepResult = {
   finished_at?: string;
 };
 
+/**
+ * What the run passes with a step's parameters. `key`: the step's place in the run (`2`, or
+ * `3.if_true.0` in a branch), the same on every attempt, so what the step writes or sends can be
+ * made idempotent per run and step (an approval's id, an http step's Idempotency-Key). `known`:
+ * the run's secret values that the parameters hold, masked in what the step records elsewhere.
+ */
+export type StepCall = { key: string; known: string[] };
+
+/** The Idempotency-Key an http step sends: the same for every attempt of that step of that run. */
+export const stepIdempotencyKey = (runId: string, key: string) => `${runId}:${key}`;
+
 export type ApprovalStart = { approvalId: string; expiresInMs: number };
 
 export type ApprovalDecision = { approvalId: string; decision: 'approved' | 'rejected'; reason: string | null; decidedBy: string };
