@@ -3,6 +3,7 @@ import http from 'node:http';
 import { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { InFlight } from '../api/in-flight.ts';
+import { ConnectionDrain } from '../api/connection-drain.ts';
 import type { Config } from '../domain/config.ts';
 import { createLogger } from '../domain/log.ts';
 import { logExemptions } from '../domain/net/outbound/exemptions.ts';
@@ -35,8 +36,12 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   const { audit } = services;
   const { app } = createApp(services);
   const inFlight = new InFlight();
+  const drain = new ConnectionDrain();
   const handle = app.callback();
-  const server = http.createServer((req, res) => void inFlight.track(handle(req, res)));
+  const server = http.createServer((req, res) => {
+    drain.admit(res);
+    void inFlight.track(handle(req, res));
+  });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -49,7 +54,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   return {
     url,
     stop: async () => {
-      await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); });
+      await drain.close(server);
       if (!(await inFlight.settled(20_000))) log.warn('stopping with requests still running', { running: inFlight.count });
       await audit.drain().catch(() => {});
       await hot.close();

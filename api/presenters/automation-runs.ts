@@ -28,6 +28,8 @@ export const AutomationRunTriggeredSchema = shape('AutomationRunTriggered', z.ob
   ...runFields,
   /** The same as `id`, for clients that read `run_id`. */
   run_id: uuid,
+  /** Present (true) when the workflow engine could not take the run in time: it starts once the engine is back. */
+  queued: z.literal(true).optional(),
 }), 'The new run (or, for a repeated Idempotency-Key, the run that key started)');
 
 export const AutomationRunListSchema = shape('AutomationRunList', z.object({ runs: z.array(AutomationRunSchema) }));
@@ -49,5 +51,5 @@ export function presentRun(r: RunRow): z.output<typeof AutomationRunSchema> {
   };
 }
 
-export const presentRunTriggered = (r: RunRow) => ({ ...presentRun(r), run_id: r.id });
+export const presentRunTriggered = (r: RunRow, queued = false) => ({ ...presentRun(r), run_id: r.id, ...(queued ? { queued: true as const } : {}) });
 export const presentRunList = (runs: RunRow[]) => ({ runs: runs.map(presentRun) });

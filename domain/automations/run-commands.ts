@@ -1,8 +1,10 @@
 // Runs (spec §2.13, §3, §4.16): triggered by hand or by the public webhook, listed, read and
 // cancelled. A trigger commits the run's row first and then starts its workflow; if Temporal
 // cannot be reached then, the run is only late: the worker's sweeper starts every open run whose
-// workflow does not exist. A trigger occurrence names its run (an Idempotency-Key, a webhook
-// delivery id), so a retried request never starts a second run.
+// workflow does not exist. The trigger waits for the start at most START_WAIT_MS and then answers
+// that the run is queued (the route's 202), leaving the start to finish or fail on its own. A
+// trigger occurrence names its run (an Idempotency-Key, a webhook delivery id), so a retried
+// request never starts a second run.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
@@ -27,6 +29,12 @@ export type RunDeps = {
   runTimeoutSeconds: number;
 };
 
+/** How long a trigger waits for Temporal to take the run before answering that it is queued. */
+export const START_WAIT_MS = 2_000;
+
+/** A triggered run; `queued`: Temporal did not take it in time, the sweeper will start it. */
+export type TriggeredRun = { run: RunRow; queued: boolean };
+
 export type ManualTrigger = { input: Record<string, unknown> | null; idempotencyKey: string | null };
 export type WebhookTrigger = { payload: unknown; idempotencyKey: string | null };
 
@@ -38,15 +46,15 @@ export class RunCommands {
   }
 
   /** POST /v1/automations/{id}/trigger: a human of the organization or the automation's own agent. */
-  async trigger(ctx: ActionContext, automationId: string, t: ManualTrigger): Promise<RunRow> {
+  async trigger(ctx: ActionContext, automationId: string, t: ManualTrigger): Promise<TriggeredRun> {
     const p = callerOf(ctx);
     const a = await this.visibleAutomation(p, automationId);
     if (!a.is_active) throw conflict('the automation is disabled (is_active: false); enable it to trigger runs');
     const runId = t.idempotencyKey ? derivedUuid(`manual:${a.id}:${t.idempotencyKey}`) : randomUUID();
     const input = t.input ?? {};
-    const run = await this.createAndStart(a, runId, 'manual', { input, trigger: input });
-    await this.d.audit.record(ctx, 'automation.trigger', { resourceType: 'automation_run', resourceId: run.id, details: { automation_id: a.id, trigger: 'manual' } });
-    return run;
+    const started = await this.createAndStart(a, runId, 'manual', { input, trigger: input });
+    await this.d.audit.record(ctx, 'automation.trigger', { resourceType: 'automation_run', resourceId: started.run.id, details: { automation_id: a.id, trigger: 'manual' } });
+    return started;
   }
 
   /**
@@ -54,18 +62,18 @@ export class RunCommands {
    * wrong token are the same 404, and each costs the same work: the token is hashed and compared
    * in constant time against a stored hash, or against a dummy one.
    */
-  async triggerWebhook(ctx: ActionContext, automationId: string, token: string, t: WebhookTrigger): Promise<RunRow> {
+  async triggerWebhook(ctx: ActionContext, automationId: string, token: string, t: WebhookTrigger): Promise<TriggeredRun> {
     const a = isUuid(automationId) ? await findTriggerTarget(this.d.db(), automationId) : null;
     const hash = a?.trigger_type === 'webhook' ? a.webhook_token_hash : null;
     const matches = webhookTokenMatches(token, hash ?? DUMMY_HASH);
     if (!a || !hash || !matches) throw notFound('Automation');
     if (!a.is_active) throw conflict('the automation is disabled');
     const runId = t.idempotencyKey ? derivedUuid(`webhook:${a.id}:${t.idempotencyKey}`) : randomUUID();
-    const run = await this.createAndStart(a, runId, 'webhook', { webhook_payload: t.payload ?? {} });
+    const started = await this.createAndStart(a, runId, 'webhook', { webhook_payload: t.payload ?? {} });
     await this.d.audit.record(ctx, 'automation.webhook_trigger', {
-      actor: null, orgId: a.org_id, resourceType: 'automation_run', resourceId: run.id, details: { automation_id: a.id, trigger: 'webhook' },
+      actor: null, orgId: a.org_id, resourceType: 'automation_run', resourceId: started.run.id, details: { automation_id: a.id, trigger: 'webhook' },
     });
-    return run;
+    return started;
   }
 
   async list(ctx: ActionContext, automationId: string, page: { limit: number; offset: number }): Promise<RunRow[]> {
@@ -99,17 +107,21 @@ export class RunCommands {
     return after;
   }
 
-  private async createAndStart(a: TriggerTarget, runId: string, source: 'manual' | 'webhook', context: Record<string, unknown>): Promise<RunRow> {
+  private async createAndStart(a: TriggerTarget, runId: string, source: 'manual' | 'webhook', context: Record<string, unknown>): Promise<TriggeredRun> {
     const { run, created } = await this.d.db().transactional((tx) => insertRun(tx, {
       id: runId, orgId: a.org_id, automationId: a.id, agentId: a.agent_id, source, context,
     }));
-    if (!created) return run;
-    try {
-      await this.d.client.startRun(this.runStart(a, run.id, source), { workflowSpec: a.workflow_spec, context });
-    } catch (e) {
-      this.d.log.warn('automation run: workflow not started now; the sweeper will start it', { runId: run.id, error: (e as Error).message });
-    }
-    return run;
+    if (!created) return { run, queued: false };
+    const start = this.d.client.startRun(this.runStart(a, run.id, source), { workflowSpec: a.workflow_spec, context })
+      .then(() => true, (e: unknown) => {
+        this.d.log.warn('automation run: workflow not started now; the sweeper will start it', { runId: run.id, error: (e as Error).message });
+        return false;
+      });
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<'waited'>((resolve) => { timer = setTimeout(() => resolve('waited'), START_WAIT_MS); });
+    const outcome = await Promise.race([start, waited]);
+    clearTimeout(timer);
+    return { run, queued: outcome !== true };
   }
 
   private runStart(a: TriggerTarget, runId: string, source: TriggerType): RunStart {

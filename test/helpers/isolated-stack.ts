@@ -9,6 +9,7 @@ import { msToTs } from '@temporalio/common/lib/time.js';
 import { Connection, Client } from '@temporalio/client';
 import { db } from './api.ts';
 import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor } from './stack.ts';
+import { TcpProxy } from './tcp-proxy.ts';
 
 export class IsolatedStack {
   readonly database: string;
@@ -21,6 +22,8 @@ export class IsolatedStack {
   temporal!: Client;
   api: ChildProcess | undefined;
   worker: ChildProcess | undefined;
+  dbProxy: TcpProxy | undefined;
+  temporalProxy: TcpProxy | undefined;
 
   constructor(tag: string) {
     const suffix = Math.random().toString(36).slice(2, 10);
@@ -28,10 +31,25 @@ export class IsolatedStack {
     this.namespace = `${tag}-${suffix}`;
   }
 
-  async start(extraEnv: Record<string, string> = {}): Promise<void> {
+  /** With `proxies`, the api and worker reach PostgreSQL and Temporal through TcpProxy (dbProxy, temporalProxy), which a test can cut. */
+  async start(extraEnv: Record<string, string> = {}, opts: { proxies?: boolean } = {}): Promise<void> {
     await db().query(`CREATE DATABASE ${this.database}`);
     const url = new URL(process.env.TEST_DATABASE_URL!);
     url.pathname = `/${this.database}`;
+    let temporalAddress = process.env.TEST_TEMPORAL_ADDRESS!;
+    let processUrl = url.toString();
+    if (opts.proxies) {
+      const socketDir = url.searchParams.get('host');
+      this.dbProxy = await TcpProxy.start(socketDir ? { path: `${socketDir}/.s.PGSQL.${url.port}` } : { host: url.hostname, port: Number(url.port) });
+      const proxied = new URL(url.toString());
+      proxied.searchParams.delete('host');
+      proxied.hostname = '127.0.0.1';
+      proxied.port = String(this.dbProxy.port);
+      processUrl = proxied.toString();
+      const [host, port] = temporalAddress.split(':');
+      this.temporalProxy = await TcpProxy.start({ host: host!, port: Number(port) });
+      temporalAddress = `127.0.0.1:${this.temporalProxy.port}`;
+    }
     this.pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
     this.temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }), namespace: this.namespace });
     await this.temporal.connection.workflowService.registerNamespace({ namespace: this.namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
@@ -46,7 +64,7 @@ export class IsolatedStack {
     this.dataDir = makeDataDir(`vault-${this.namespace}-`);
     const port = await freePort();
     this.env = {
-      DATABASE_URL: url.toString(), TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, TEMPORAL_NAMESPACE: this.namespace,
+      DATABASE_URL: processUrl, TEMPORAL_ADDRESS: temporalAddress, TEMPORAL_NAMESPACE: this.namespace,
       DATA_DIR: this.dataDir, PORT: String(port), KMS_BACKEND: 'local', LOG_LEVEL: 'warn',
       RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', ...extraEnv,
     };
@@ -73,6 +91,8 @@ export class IsolatedStack {
 
   async stop(): Promise<void> {
     for (const p of [this.api, this.worker]) if (p) await stopGroup(p);
+    await this.dbProxy?.stop();
+    await this.temporalProxy?.stop();
     await this.pool?.end();
     await db().query(`DROP DATABASE IF EXISTS ${this.database} WITH (FORCE)`).catch(() => undefined);
     await this.temporal?.connection.close();
