@@ -32,6 +32,8 @@ import { openJobsOlderThan } from '../domain/key-rotation/job-repository.ts';
 import { createKeyRotationActivities } from '../activities/key-rotation.ts';
 import type { ChainRpc } from '../domain/chains/chain-rpc.ts';
 import { TRANSACTIONS_TASK_QUEUE, TransactionsClient } from '../domain/transactions/client.ts';
+import { NonceGaps } from '../domain/transactions/nonce-gap.ts';
+import { AgentSigner } from '../domain/signing-keys/signer.ts';
 import { Broadcaster } from '../domain/transactions/broadcaster.ts';
 import { openTransactionsOlderThan } from '../domain/transactions/transaction-repository.ts';
 import { createTransactionActivities } from '../activities/transactions.ts';
@@ -132,7 +134,9 @@ export const TEMPORAL_AREAS: readonly TemporalArea[] = [
   },
   {
     taskQueue: TRANSACTIONS_TASK_QUEUE,
-    activities: (d) => createTransactionActivities({ broadcaster: new Broadcaster(d.em, d.chainRpc) }),
+    activities: (d) => createTransactionActivities({
+      broadcaster: new Broadcaster(d.em, d.chainRpc, new NonceGaps({ em: d.em, rpc: d.chainRpc, signer: new AgentSigner({ db: d.em, kms: d.kms }) })),
+    }),
     // A signed transaction whose workflow could not be started at request time gets it now (a no-op if running).
     async redrive(d, olderThan) {
       const client = new TransactionsClient(d.temporal, d.log);

@@ -1,50 +1,84 @@
 // What the broadcast workflow's activities do with a signed transaction: send exactly the bytes
-// stored at signing (never sign again), and follow them to a receipt. Sending is idempotent on
-// chain: the same bytes have the same hash, so a repeat after a crash or a lost answer is
-// "already known" to the node, or already mined, and both count as sent.
-//   send:    signed → broadcast (`agent.transaction.broadcast`); a node that refuses the bytes for
-//            good (insufficient funds, a nonce another transaction took …) ends the row failed and
-//            gives back its reservation; an unreachable node throws ChainUnavailable (retried).
+// stored at signing (or at renumbering, nonce-gap.ts), and follow them to a receipt. Sending is
+// idempotent on chain: the same bytes have the same hash, so a repeat after a crash or a lost
+// answer is "already known" to the node, or already mined, and both count as sent.
+//   send:    one sender per agent and chain sends in nonce order: a transaction goes out only
+//            after every lower-numbered one of its sender was accepted (nodes that refuse nonces
+//            ahead of the next one, as automining ones and many providers' pools do, then never
+//            see a gap). signed → broadcast (`agent.transaction.broadcast`); a node that refuses
+//            the bytes for good ends the row failed, gives back its reservation, and the sender's
+//            later transactions are renumbered onto the freed nonce; an unreachable node throws
+//            ChainUnavailable (retried).
 //   receipt: broadcast → confirmed, or failed when mined but reverted.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Hex } from 'viem';
 import { ChainRpcError, isAlreadyKnown, isPermanentRejection, type ChainRpc } from '../chains/chain-rpc.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { endTransactionWithoutEffect } from './transaction-ending.ts';
-import { countBroadcastAttempt, loadTransactionById, markBroadcast, markMined, markUnconfirmed, type TransactionRow } from './transaction-repository.ts';
+import { SenderQueue } from './nonce.ts';
+import type { NonceGaps } from './nonce-gap.ts';
+import {
+  countBroadcastAttempt, loadTransactionById, markBroadcast, markMined, markUnconfirmed, unsentOfSender, type TransactionRow,
+} from './transaction-repository.ts';
 
 export type SendOutcome = 'sent' | 'refused' | 'ended';
 export type ReceiptOutcome = 'pending' | 'confirmed' | 'failed' | 'ended';
 
 const OPEN = new Set(['signed', 'broadcast']);
+/** The node's word for a nonce above the one it expects next (EDR, geth, Nethermind, Besu …). */
+const NONCE_AHEAD = /nonce too high|nonce gap|future nonce|nonce is too high/i;
+/** A transaction broadcast less than this ago is not sent again (the workflow resends after a minute). */
+const RESEND_AFTER_MS = 30_000;
+/** Renumberings one send may go through before it hands the rest to a retry. */
+const MAX_ROUNDS = 5;
 
 export class Broadcaster {
   private readonly em: () => EntityManager;
   private readonly rpc: ChainRpc;
+  private readonly gaps: NonceGaps;
+  private readonly senders = new SenderQueue();
 
-  constructor(em: () => EntityManager, rpc: ChainRpc) {
+  constructor(em: () => EntityManager, rpc: ChainRpc, gaps: NonceGaps) {
     this.em = em;
     this.rpc = rpc;
+    this.gaps = gaps;
   }
 
   async send(txId: string): Promise<SendOutcome> {
     const t = await loadTransactionById(this.em(), txId);
     if (!t || !OPEN.has(t.status)) return 'ended';
-    await countBroadcastAttempt(this.em(), txId);
-    try {
-      await this.rpc.sendRawTransaction(t.chain_id, t.signed_tx as Hex);
-    } catch (e) {
-      if (!(e instanceof ChainRpcError)) throw e; // unreachable node: the activity is retried
-      // "Already known", "nonce too low" …: it was sent before if the node knows our hash (a
-      // node without a full transaction index may still have its receipt).
-      if (!await this.known(t)) {
-        if (!isPermanentRejection(e) && !isAlreadyKnown(e)) throw e; // a busy pool, an underpriced replacement: retried
-        await endTransactionWithoutEffect(this.em(), txId, ['signed', 'broadcast'], `The node refused the transaction: ${e.message}`);
-        return 'refused';
-      }
+    if (t.status === 'broadcast') {
+      // Sent already, by the send of a higher nonce of its sender: nothing to repeat yet.
+      if (t.broadcast_at && Date.now() - new Date(t.broadcast_at).getTime() < RESEND_AFTER_MS) return 'sent';
+      // Sent a while ago and not mined: the same bytes again, in case a node dropped them (a node
+      // that now wants a lower nonce still had them).
+      const again = await this.sendBytes(t);
+      return again === 'ahead' ? 'sent' : again;
     }
-    await this.markSent(t);
-    return 'sent';
+    return this.senders.run(t.chain_id, t.from_address!, () => this.sendInOrder(t));
+  }
+
+  /** Sends the sender's unsent transactions up to and including `t`, lowest nonce first. */
+  private async sendInOrder(t: TransactionRow): Promise<SendOutcome> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const queue = await unsentOfSender(this.em(), t.chain_id, t.from_address!);
+      const mine = queue.find((r) => r.id === t.id);
+      if (!mine) return this.outcomeOf(t.id); // sent (or ended) by the one ahead of it
+      let renumbered = false;
+      for (const r of queue) {
+        if (r.nonce! > mine.nonce!) break;
+        const outcome = await this.sendBytes(r);
+        if (outcome === 'sent') continue;
+        // Refused for good, or a gap the node will not wait behind: the later ones move down.
+        const closed = await this.gaps.close(t.chain_id, t.from_address!);
+        if (outcome === 'refused' && r.id === t.id) return 'refused';
+        if (outcome === 'ahead' && closed === 0) throw new Error(`the node expects a lower nonce than ${r.nonce}; the sender waits`);
+        renumbered = true;
+        break;
+      }
+      if (!renumbered) return this.outcomeOf(t.id);
+    }
+    throw new Error('the sender was renumbered repeatedly; trying again');
   }
 
   async receipt(txId: string): Promise<ReceiptOutcome> {
@@ -62,6 +96,31 @@ export class Broadcaster {
   /** The workflow gave up waiting for a receipt; the row says so (the spend stays reserved: it may still be mined). */
   async giveUp(txId: string, why: string): Promise<void> {
     await markUnconfirmed(this.em(), txId, why);
+  }
+
+  private async outcomeOf(txId: string): Promise<SendOutcome> {
+    const now = await loadTransactionById(this.em(), txId);
+    return !now || !OPEN.has(now.status) ? (now?.status === 'failed' ? 'refused' : 'ended') : 'sent';
+  }
+
+  /** One send of the row's bytes: 'ahead' when the node wants a lower nonce first. */
+  private async sendBytes(t: TransactionRow): Promise<'sent' | 'refused' | 'ahead'> {
+    await countBroadcastAttempt(this.em(), t.id);
+    try {
+      await this.rpc.sendRawTransaction(t.chain_id, t.signed_tx as Hex);
+    } catch (e) {
+      if (!(e instanceof ChainRpcError)) throw e; // unreachable node: the activity is retried
+      // "Already known", "nonce too low" …: it was sent before if the node knows our hash (a
+      // node without a full transaction index may still have its receipt).
+      if (!await this.known(t)) {
+        if (NONCE_AHEAD.test(e.message)) return 'ahead';
+        if (!isPermanentRejection(e) && !isAlreadyKnown(e)) throw e; // a busy pool, an underpriced replacement: retried
+        await endTransactionWithoutEffect(this.em(), t.id, ['signed', 'broadcast'], `The node refused the transaction: ${e.message}`);
+        return 'refused';
+      }
+    }
+    await this.markSent(t);
+    return 'sent';
   }
 
   private async known(t: TransactionRow): Promise<boolean> {

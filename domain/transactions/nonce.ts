@@ -20,10 +20,15 @@ const senderKey = (chainId: number, from: string) => `tx-nonce:${chainId}:${from
  * sender. `at` is the chain's endpoint, looked up before: nothing here takes a second connection.
  */
 export async function allocateNonce(tx: EntityManager, rpc: ChainRpc, at: ChainEndpoint, chainId: number, from: Address): Promise<number> {
-  await tx.execute('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [senderKey(chainId, from)]);
+  await lockSender(tx, chainId, from);
   const chainNext = await rpc.pendingNonce(chainId, from, at);
   const ours = await highestOpenNonce(tx, chainId, from);
   return ours === null ? chainNext : Math.max(chainNext, ours + 1);
+}
+
+/** Holds the sender's nonce lock until `tx` ends: numbering (here) and renumbering (nonce-gap.ts) take turns. */
+export async function lockSender(tx: EntityManager, chainId: number, from: string): Promise<void> {
+  await tx.execute('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [senderKey(chainId, from)]);
 }
 
 /** One at a time per sender in this process; other senders run in parallel. */

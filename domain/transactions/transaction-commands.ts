@@ -41,7 +41,7 @@ import { chainProblem, withChainProblems } from './chain-problems.ts';
 import { wakeOutbox } from '../events/outbox.ts';
 import { checkSigningKeyPath } from './sender.ts';
 import {
-  findByIdempotencyKey, inTransaction, insertTransaction, listTransactions, loadTransaction, lockIdempotencyKey, onHotPool,
+  findByIdempotencyKey, inTransaction, insertTransaction, listTransactions, loadTransaction, lockIdempotencyKey, onHotPool, pendingSpendOf,
   recordSignedTransaction, releaseStaleIdempotencyKey, type StatementRunner, type TransactionRow,
 } from './transaction-repository.ts';
 import { requestDigest, requestedFees, transactionFields, withGasMargin, type ChainFacts, type TransactionRequest } from './transaction-request.ts';
@@ -254,7 +254,7 @@ export class TransactionCommands {
     const outcome = await recordSignedTransaction(run, {
       id: a.id, orgId: agent.org_id, agentId: agent.id, chain: chain.name, chainId: chain.chainId, to: req.to, valueWei: req.valueWei,
       data: req.data ?? null, idempotencyKey: a.idempotencyKey, requestDigest: a.digest, simulationId: a.simulation?.id ?? null,
-      simulationStatus: a.simulation?.status ?? null, createdBy: a.actor, status, from, nonce: s.nonce, txType: s.txType, gasLimit: s.gasLimit,
+      simulationStatus: a.simulation?.status ?? null, createdBy: a.actor, status, from, nonce: s.nonce, nonceChosen: req.nonce !== undefined, txType: s.txType, gasLimit: s.gasLimit,
       gasPrice: s.fees.type === 'legacy' ? s.fees.gasPrice : null,
       maxFeePerGas: s.fees.type === 'eip1559' ? s.fees.maxFeePerGas : null,
       maxPriorityFeePerGas: s.fees.type === 'eip1559' ? s.fees.maxPriorityFeePerGas : null,
@@ -271,13 +271,19 @@ export class TransactionCommands {
     return outcome.row;
   }
 
-  /** A transaction the sender cannot pay for would only be refused by the node: say so now, before signing. */
+  /**
+   * A transaction the sender cannot pay for would only be refused by the node: say so now, before
+   * signing. The sender's own transactions that are signed or sent but not mined will take their
+   * share of the balance first, so they count (at their value plus their gas at the fee cap).
+   */
   private async checkFunds(chain: EvmChain, from: Address, valueWei: bigint, gasLimit: bigint, fees: ChainFacts['fees']): Promise<void> {
     const cost = valueWei + gasLimit * (fees.type === 'legacy' ? fees.gasPrice : fees.maxFeePerGas);
-    const balance = await this.d.rpc.balance(chain.chainId, from);
-    if (balance < cost) {
-      throw new Problem(422, `Not signed: ${from} holds ${formatEther(balance)} on ${chain.name}, less than the value plus the most the gas may cost (${formatEther(cost)})`, {
-        type: 'insufficient_funds', title: 'Insufficient Funds', extras: { balance_wei: balance.toString(), required_wei: cost.toString() },
+    const [balance, pending] = await Promise.all([this.d.rpc.balance(chain.chainId, from), pendingSpendOf(this.d.db(), chain.chainId, from)]);
+    if (balance < cost + pending) {
+      const ahead = pending > 0n ? `, after what its ${formatEther(pending)} of unmined transactions may take,` : '';
+      throw new Problem(422, `Not signed: ${from} holds ${formatEther(balance)} on ${chain.name}${ahead} less than the value plus the most the gas may cost (${formatEther(cost)})`, {
+        type: 'insufficient_funds', title: 'Insufficient Funds',
+        extras: { balance_wei: balance.toString(), required_wei: cost.toString(), pending_wei: pending.toString() },
       });
     }
   }

@@ -16,12 +16,14 @@ export type TransactionRow = {
   reserved_day: string | null; idempotency_key: string | null; request_digest: string | null;
   simulation_id: string | null; simulation_status: string | null;
   block_number: number | null; gas_used: bigint | null; broadcast_attempts: number;
+  /** The request named the nonce (never renumbered). */
+  nonce_chosen: boolean;
   created_by: string; created_at: Date; signed_at: Date | null; broadcast_at: Date | null; confirmed_at: Date | null; updated_at: Date;
 };
 
 const COLUMNS = `id, org_id, agent_id, chain, chain_id, from_address, to_address, value_wei, data, nonce, tx_type, gas_limit, gas_price,
   max_fee_per_gas, max_priority_fee_per_gas, status, signed_tx, tx_hash, error_message, to_char(reserved_day, 'YYYY-MM-DD') AS reserved_day,
-  idempotency_key, request_digest, simulation_id, simulation_status, block_number, gas_used, broadcast_attempts, created_by, created_at, signed_at,
+  idempotency_key, request_digest, simulation_id, simulation_status, block_number, gas_used, broadcast_attempts, nonce_chosen, created_by, created_at, signed_at,
   broadcast_at, confirmed_at, updated_at`;
 
 type Raw = Record<string, unknown>;
@@ -104,7 +106,7 @@ export async function endWithoutEffect(tx: EntityManager, id: string, from: Tran
 export type SignedTransaction = {
   id: string; orgId: string; agentId: string; chain: string; chainId: number; to: string; valueWei: bigint; data: string | null;
   idempotencyKey: string | null; requestDigest: string; simulationId: string | null; simulationStatus: string | null;
-  createdBy: string; status: 'signed' | 'sign_only'; from: string; nonce: number; txType: number;
+  createdBy: string; status: 'signed' | 'sign_only'; from: string; nonce: number; nonceChosen: boolean; txType: number;
   gasLimit: bigint; gasPrice: bigint | null; maxFeePerGas: bigint | null; maxPriorityFeePerGas: bigint | null; signedTx: string; txHash: string;
 };
 
@@ -132,9 +134,9 @@ const RECORD_SIGNED_SQL = `WITH fresh AS (
      ), signed AS (
        INSERT INTO agent_transactions (id, org_id, agent_id, chain, chain_id, to_address, value_wei, data, status, idempotency_key,
          request_digest, simulation_id, simulation_status, created_by, reserved_day, from_address, nonce, tx_type, gas_limit, gas_price,
-         max_fee_per_gas, max_priority_fee_per_gas, signed_tx, tx_hash, signed_at)
+         max_fee_per_gas, max_priority_fee_per_gas, signed_tx, tx_hash, nonce_chosen, signed_at)
        SELECT ?::uuid, ?::uuid, ?::uuid, ?, ?::bigint, ?, ?::numeric, ?, ?, ?, ?, ?::uuid, ?, ?, day.day, ?, ?::bigint, ?::smallint, ?::numeric, ?::numeric,
-         ?::numeric, ?::numeric, ?, ?, now() FROM day
+         ?::numeric, ?::numeric, ?, ?, ?::boolean, now() FROM day
        RETURNING created_at, to_char(reserved_day, 'YYYY-MM-DD') AS reserved_day, org_id
      ), event AS (
        INSERT INTO event_outbox (id, org_id, event_type, payload)
@@ -165,7 +167,7 @@ export async function recordSignedTransaction(run: StatementRunner, t: SignedTra
       t.agentId, value, limit, value, limit, caps.maxCount, caps.maxCount, limit, limit, caps.maxCount, caps.maxCount,
       t.id, t.orgId, t.agentId, t.chain, t.chainId, t.to, value, t.data, t.status, t.idempotencyKey, t.requestDigest,
       t.simulationId, t.simulationStatus, t.createdBy, t.from, t.nonce, t.txType, dec(t.gasLimit), dec(t.gasPrice),
-      dec(t.maxFeePerGas), dec(t.maxPriorityFeePerGas), t.signedTx, t.txHash,
+      dec(t.maxFeePerGas), dec(t.maxPriorityFeePerGas), t.signedTx, t.txHash, t.nonceChosen,
       event.id, JSON.stringify(event.payload)]);
   const { fresh, created_at: stamp, reserved_day: day } = rows[0]! as { fresh: boolean; created_at: Date | string | null; reserved_day: string | null };
   if (!fresh) return { row: null, refused: 'stale' };
@@ -180,7 +182,7 @@ export async function recordSignedTransaction(run: StatementRunner, t: SignedTra
       value_wei: t.valueWei, data: t.data, nonce: t.nonce, tx_type: t.txType, gas_limit: t.gasLimit, gas_price: t.gasPrice,
       max_fee_per_gas: t.maxFeePerGas, max_priority_fee_per_gas: t.maxPriorityFeePerGas, status: t.status, signed_tx: t.signedTx,
       tx_hash: t.txHash, error_message: null, reserved_day: day, idempotency_key: t.idempotencyKey, request_digest: t.requestDigest,
-      simulation_id: t.simulationId, simulation_status: t.simulationStatus, block_number: null, gas_used: null, broadcast_attempts: 0,
+      simulation_id: t.simulationId, simulation_status: t.simulationStatus, block_number: null, gas_used: null, broadcast_attempts: 0, nonce_chosen: t.nonceChosen,
       created_by: t.createdBy, created_at: at, signed_at: at, broadcast_at: null, confirmed_at: null, updated_at: at,
     },
   };
@@ -210,7 +212,7 @@ export async function countBroadcastAttempt(em: EntityManager, id: string): Prom
 /** signed → broadcast; false when it had already moved on. */
 export async function markBroadcast(tx: EntityManager, id: string): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
-    "UPDATE agent_transactions SET status = 'broadcast', broadcast_at = now(), updated_at = now() WHERE id = ? AND status = 'signed' RETURNING id", [id]);
+    "UPDATE agent_transactions SET status = 'broadcast', broadcast_at = now(), error_message = NULL, updated_at = now() WHERE id = ? AND status = 'signed' RETURNING id", [id]);
   return rows.length > 0;
 }
 
@@ -237,4 +239,44 @@ export async function markUnconfirmed(em: EntityManager, id: string, error: stri
     "UPDATE agent_transactions SET status = 'failed', error_message = ?, updated_at = now() WHERE id = ? AND status IN ('signed', 'broadcast') RETURNING id",
     [error.slice(0, 1000), id]);
   return rows.length > 0;
+}
+
+/** The sender's signed transactions not yet accepted by a node, lowest nonce first: what its sender sends, in order. */
+export async function unsentOfSender(em: EntityManager, chainId: number, from: string): Promise<TransactionRow[]> {
+  const rows = await em.execute<Raw[]>(
+    `SELECT ${COLUMNS} FROM agent_transactions WHERE chain_id = ? AND from_address = ? AND status = 'signed' ORDER BY nonce, created_at`, [chainId, from]);
+  return rows.map(toRow);
+}
+
+/** The lowest nonce of the sender's transactions a node has accepted but not mined yet (status broadcast), or null. */
+export async function lowestBroadcastNonce(em: EntityManager, chainId: number, from: string): Promise<number | null> {
+  const rows = await em.execute<{ n: string | null }[]>(
+    "SELECT min(nonce) AS n FROM agent_transactions WHERE chain_id = ? AND from_address = ? AND status = 'broadcast'", [chainId, from]);
+  return num(rows[0]?.n);
+}
+
+/** The most the sender's open transactions (signed or broadcast, not mined) may still take from its balance: value plus the gas at its fee cap. */
+export async function pendingSpendOf(em: EntityManager, chainId: number, from: string): Promise<bigint> {
+  const rows = await em.execute<{ wei: string | null }[]>(
+    `SELECT sum(value_wei + gas_limit * coalesce(max_fee_per_gas, gas_price, 0))::text AS wei FROM agent_transactions
+     WHERE chain_id = ? AND from_address = ? AND status IN ('signed', 'broadcast')`, [chainId, from]);
+  return BigInt(rows[0]?.wei ?? '0');
+}
+
+/**
+ * A signed transaction that no node has, renumbered: its new nonce, bytes and hash. Only while it
+ * is still signed at `oldNonce` (a concurrent send or renumbering wins). False when it was not.
+ */
+export async function renumberTransaction(tx: EntityManager, id: string, oldNonce: number, s: { nonce: number; signedTx: string; txHash: string }): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `UPDATE agent_transactions SET nonce = ?, signed_tx = ?, tx_hash = ?, error_message = NULL, updated_at = now()
+     WHERE id = ? AND status = 'signed' AND nonce = ? RETURNING id`, [s.nonce, s.signedTx, s.txHash, id, oldNonce]);
+  return rows.length > 0;
+}
+
+/** Says on signed rows why they wait (the transaction list shows it); null clears it. */
+export async function noteWaiting(em: EntityManager, ids: string[], why: string | null): Promise<void> {
+  if (ids.length === 0) return;
+  await em.execute(`UPDATE agent_transactions SET error_message = ?, updated_at = now() WHERE id = ANY(?::uuid[]) AND status = 'signed'`,
+    [why === null ? null : why.slice(0, 1000), `{${ids.join(',')}}`]);
 }

@@ -17,6 +17,11 @@ export type EvmNode = {
   mine(): Promise<void>;
   /** Sends one JSON-RPC request directly (no HTTP): for test set-up only. */
   rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>;
+  /**
+   * Sees every eth_sendRawTransaction that arrives over HTTP before the node does: it may wait
+   * (hold sends for a moment), or answer a JSON-RPC error as the node's refusal. null removes it.
+   */
+  onSend(hook: ((rawTx: string) => Promise<{ code: number; message: string } | null>) | null): void;
   stop(): Promise<void>;
 };
 
@@ -69,11 +74,16 @@ export async function startEvmNode(opts: { chainId?: number; hardfork?: string; 
     enable: false, decodeConsoleLogInputsCallback: () => [], printLineCallback: () => {},
   }, { subscriptionCallback: () => {} }, new lib.ContractDecoder());
 
+  let sendHook: ((rawTx: string) => Promise<{ code: number; message: string } | null>) | null = null;
   // EDR answers with only { result } or { error }: the envelope (jsonrpc, id) is the server's job.
-  const handle = async (req: RpcRequest): Promise<RpcResponse> => {
+  const handle = async (req: RpcRequest, overHttp = false): Promise<RpcResponse> => {
     const id = req?.id ?? null;
     if (!req || typeof req !== 'object' || typeof req.method !== 'string') {
       return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request' } };
+    }
+    if (overHttp && sendHook && req.method === 'eth_sendRawTransaction' && Array.isArray(req.params)) {
+      const refusal = await sendHook(String(req.params[0]));
+      if (refusal) return { jsonrpc: '2.0', id, error: refusal };
     }
     const body = JSON.stringify({ jsonrpc: '2.0', id, method: req.method, params: req.params ?? [] });
     const res = await provider.handleRequest(body);
@@ -108,10 +118,10 @@ export async function startEvmNode(opts: { chainId?: number; hardfork?: string; 
         ? (async () => {
           if (parsed.length === 0) return { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } };
           const out: RpcResponse[] = [];
-          for (const r of parsed) out.push(await handle(r as RpcRequest));
+          for (const r of parsed) out.push(await handle(r as RpcRequest, true));
           return out;
         })()
-        : handle(parsed as RpcRequest);
+        : handle(parsed as RpcRequest, true);
       work.then((payload) => reply(200, payload), (e: Error) => {
         reply(500, { jsonrpc: '2.0', id: null, error: { code: -32603, message: e.message } });
       });
@@ -133,6 +143,9 @@ export async function startEvmNode(opts: { chainId?: number; hardfork?: string; 
     },
     async mine() {
       await rpc('evm_mine');
+    },
+    onSend(hook) {
+      sendHook = hook;
     },
     async stop() {
       server.closeAllConnections();

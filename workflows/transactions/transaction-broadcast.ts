@@ -18,8 +18,9 @@ const POLLS_PER_RUN = 500;
 type State = { startedAt: number; pollMs: number; sentAt: number };
 
 const acts = proxyActivities<TransactionActivities>({
-  // A call to the node times out after 10 s; a worker killed mid-send is retried after this.
-  startToCloseTimeout: '15 seconds',
+  // A call to the node times out after 10 s; a send may first wait for its sender's lower nonces
+  // to go out (broadcaster.ts). A worker killed mid-send is retried after this.
+  startToCloseTimeout: '60 seconds',
   // Unlimited attempts: an unreachable node is retried until it answers (or MAX_WAIT ends the workflow).
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
