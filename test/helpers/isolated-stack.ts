@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { Connection, Client } from '@temporalio/client';
-import { db } from './api.ts';
+import { call, db } from './api.ts';
 import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor } from './stack.ts';
 import { TcpProxy } from './tcp-proxy.ts';
 
@@ -51,6 +51,7 @@ export class IsolatedStack {
       temporalAddress = `127.0.0.1:${this.temporalProxy.port}`;
     }
     this.pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+    this.pool.on('error', () => {}); // an idle client ended by the database's drop at stop()
     this.temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }), namespace: this.namespace });
     await this.temporal.connection.workflowService.registerNamespace({ namespace: this.namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
     // The frontend learns of a new namespace within a few seconds: wait until it takes a start.
@@ -75,6 +76,19 @@ export class IsolatedStack {
     await waitFor('isolated api', 120_000, async () => {
       try { return (await fetch(`${this.apiUrl}/v1/health`)).ok ? true : undefined; } catch { return undefined; }
     }, () => api.exitCode !== null);
+  }
+
+  /**
+   * Signs up the stack's one owner (its organization on the Team plan, for the agents and
+   * automations tests create) and an agent of it; the owner's access token and the agent's id.
+   */
+  async ownerWithAgent(): Promise<{ token: string; agentId: string }> {
+    const signup = await call('POST', '/v1/auth/signup', { base: this.apiUrl, body: { email: `${this.namespace}@example.com`, password: 'correct-horse-battery' } });
+    if (signup.status !== 200) throw new Error(`signup: ${signup.status} ${signup.text}`);
+    await this.pool.query("UPDATE organizations SET billing_tier = 'team'");
+    const agent = await call('POST', '/v1/agents', { base: this.apiUrl, token: signup.body.access_token, body: { name: `${this.namespace}-bot` } });
+    if (agent.status !== 201) throw new Error(`agent: ${agent.status} ${agent.text}`);
+    return { token: signup.body.access_token, agentId: agent.body.agent_id };
   }
 
   startWorker(): ChildProcess {

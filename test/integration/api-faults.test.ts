@@ -23,18 +23,14 @@ beforeAll(async () => {
   receiver = await startReceiver();
   await stack.start({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' }, { proxies: true });
   base = stack.apiUrl;
-  const signup = await call('POST', '/v1/auth/signup', { base, body: { email: `${stack.namespace}@example.com`, password: 'correct-horse-battery' } });
-  expect(signup.status).toBe(200);
-  owner = signup.body.access_token;
-  await stack.pool.query("UPDATE organizations SET billing_tier = 'team'");
-  const agent = await call('POST', '/v1/agents', { base, token: owner, body: { name: 'faults-bot' } });
-  expect(agent.status).toBe(201);
+  const { token, agentId } = await stack.ownerWithAgent();
+  owner = token;
   const vault = await call('POST', '/v1/vaults', { base, token: owner, body: { name: 'faults' } });
   expect(vault.status).toBe(201);
   vaultId = vault.body.id;
   expect((await call('PUT', `/v1/vaults/${vaultId}/secrets/app/key`, { base, token: owner, body: { value: 'v1' } })).status).toBe(201);
   const a = await call('POST', '/v1/automations', {
-    base, token: owner, body: { name: 'faults', agent_id: agent.body.agent_id, trigger_type: 'manual', workflow_spec: { steps: [{ type: 'http', url: receiver.url('/queued') }] } },
+    base, token: owner, body: { name: 'faults', agent_id: agentId, trigger_type: 'manual', workflow_spec: { steps: [{ type: 'http', url: receiver.url('/queued') }] } },
   });
   expect(a.status).toBe(201);
   automationId = a.body.id;

@@ -23,13 +23,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   await stack.start({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
   base = stack.apiUrl;
-  const signup = await call('POST', '/v1/auth/signup', { base, body: { email: `${stack.namespace}@example.com`, password: 'correct-horse-battery' } });
-  expect(signup.status).toBe(200);
-  owner = signup.body.access_token;
-  await stack.pool.query("UPDATE organizations SET billing_tier = 'team'");
-  const agent = await call('POST', '/v1/agents', { base, token: owner, body: { name: 'crash-bot' } });
-  expect(agent.status).toBe(201);
-  agentId = agent.body.agent_id;
+  ({ token: owner, agentId } = await stack.ownerWithAgent());
   await stack.pool.query(`
     CREATE FUNCTION test_approval_written() RETURNS trigger AS $$
     BEGIN PERFORM pg_notify('test_approval', NEW.status || ':' || NEW.run_id); RETURN NEW; END $$ LANGUAGE plpgsql;
