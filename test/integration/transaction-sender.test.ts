@@ -103,3 +103,28 @@ test('a refused broadcast frees its nonce: the later transactions are renumbered
   const next = await submit(a, { to: newAddress(), value: '0.1' });
   expect(next.body.nonce).toBe(2);
 }, 120_000);
+
+test('a sender that cannot renumber (a later nonce the request chose) says so in the list, and goes on once the gap is filled', async () => {
+  const a = await intentsAgent(owner, chain, parseEther('10'));
+  const refuse = { hash: null as string | null };
+  const release = holdSends(refuse);
+  const first = await submit(a, { to: newAddress(), value: '0.1' });
+  const chosen = await submit(a, { to: newAddress(), value: '0.1', nonce: 1 });
+  expect([first.body.nonce, chosen.body.nonce]).toEqual([0, 1]);
+  refuse.hash = first.body.tx_hash;
+  release();
+  const waiting = await eventually('the waiting row says why', async () => {
+    const r = await call('GET', txUrl(a.id, `/${chosen.body.id}`), { token: a.token });
+    return r.body.error_message ? r.body : undefined;
+  }, 60_000);
+  expect(waiting).toMatchObject({ status: 'signed', nonce: 1, error_message: expect.stringMatching(/^waiting: .*nonce 1 as its request asked/) });
+  const listed = (await call('GET', txUrl(a.id), { token: a.token })).body.transactions.find((t: any) => t.id === chosen.body.id);
+  expect(listed.error_message).toBe(waiting.error_message);
+  // The agent fills nonce 0 itself: the waiting one goes out after it, unchanged.
+  chain.node.onSend(null);
+  const filler = await submit(a, { to: newAddress(), value: '0.1', nonce: 0 });
+  expect(filler.status).toBe(201);
+  const rows = await allSettled(a.id, 3);
+  expect(rows.map((r) => [r.nonce, r.status]).sort()).toEqual([[0, 'confirmed'], [0, 'failed'], [1, 'confirmed']]);
+  expect(rows.find((r) => r.id === chosen.body.id)).toMatchObject({ tx_hash: chosen.body.tx_hash, error_message: null });
+}, 150_000);
