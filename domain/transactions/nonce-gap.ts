@@ -16,9 +16,8 @@ import type { TransactionFields } from '../intents/evm-transaction.ts';
 import { buildTransaction, signedTransaction } from '../intents/evm-transaction.ts';
 import { digestBytes } from '../intents/sign-intents.ts';
 import { loadAgent } from '../agents/agent-repository.ts';
-import { lockSender } from './nonce.ts';
 import { endTransactionWithoutEffect } from './transaction-ending.ts';
-import { noteWaiting, renumberTransaction, unsentOfSender, type TransactionRow } from './transaction-repository.ts';
+import { lockSender, noteWaiting, renumberTransaction, unsentOfSender, type TransactionRow } from './transaction-repository.ts';
 
 export type NonceGapDeps = { em: () => EntityManager; rpc: ChainRpc; signer: AgentSigner };
 

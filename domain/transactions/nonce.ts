@@ -11,7 +11,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address } from 'viem';
 import type { ChainEndpoint, ChainRpc } from '../chains/chain-rpc.ts';
-import { highestOpenNonce } from './transaction-repository.ts';
+import { highestOpenNonce, lockSender } from './transaction-repository.ts';
 
 const senderKey = (chainId: number, from: string) => `tx-nonce:${chainId}:${from.toLowerCase()}`;
 
@@ -24,11 +24,6 @@ export async function allocateNonce(tx: EntityManager, rpc: ChainRpc, at: ChainE
   const chainNext = await rpc.pendingNonce(chainId, from, at);
   const ours = await highestOpenNonce(tx, chainId, from);
   return ours === null ? chainNext : Math.max(chainNext, ours + 1);
-}
-
-/** Holds the sender's nonce lock until `tx` ends: numbering (here) and renumbering (nonce-gap.ts) take turns. */
-export async function lockSender(tx: EntityManager, chainId: number, from: string): Promise<void> {
-  await tx.execute('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [senderKey(chainId, from)]);
 }
 
 /** One at a time per sender in this process; other senders run in parallel. */

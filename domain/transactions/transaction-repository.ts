@@ -280,3 +280,11 @@ export async function noteWaiting(em: EntityManager, ids: string[], why: string 
   await em.execute(`UPDATE agent_transactions SET error_message = ?, updated_at = now() WHERE id = ANY(?::uuid[]) AND status = 'signed'`,
     [why === null ? null : why.slice(0, 1000), `{${ids.join(',')}}`]);
 }
+
+/**
+ * Holds the sender's nonce lock until `tx` ends: numbering (nonce.ts) and renumbering
+ * (nonce-gap.ts) of one sender's transactions take turns, across api and worker processes.
+ */
+export async function lockSender(tx: EntityManager, chainId: number, from: string): Promise<void> {
+  await tx.execute('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`tx-nonce:${chainId}:${from.toLowerCase()}`]);
+}
