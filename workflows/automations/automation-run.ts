@@ -21,7 +21,7 @@ import type { ApprovalOutcome, AutomationRunArgs, FinalStatus, RunEndInput, Step
 import { STEP_FAILED } from '../../domain/automations/engine/run-io.ts';
 import { resolveTemplates } from '../../domain/automations/engine/templates.ts';
 import { evaluateCondition, shouldRunStep } from '../../domain/automations/engine/conditions.ts';
-import { DISCLOSING_STEPS, REDACTED, holdsSecret, redact } from '../../domain/automations/engine/redaction.ts';
+import { DISCLOSING_STEPS, REDACTED, redact, secretsIn } from '../../domain/automations/engine/redaction.ts';
 import { VaultRunStatus } from '../../domain/temporal/search-attribute-keys.ts';
 import { runCostCents, spendOfFailure, spendOfOutput } from '../../domain/ai/run-usage.ts';
 
@@ -157,7 +157,10 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
   /** `key`: the step's place in the run, the same on every attempt (run-io.ts StepCall). */
   async function execute(step: Step, key: string): Promise<unknown> {
     const params = resolveTemplates(step.params, scope) as Record<string, unknown>;
-    if (DISCLOSING_STEPS.includes(step.type) && holdsSecret(params, secrets)) {
+    // The run's secret values these parameters hold: none may go to a disclosing step, and the
+    // others' activities mask them in what they record elsewhere (an execution's path).
+    const known = secretsIn(params, secrets);
+    if (known.length > 0 && DISCLOSING_STEPS.includes(step.type)) {
       throw new StepFailure(`a secret value read by this run cannot be passed to a ${step.type} step`);
     }
     switch (step.type) {
@@ -174,9 +177,6 @@ export async function automationRunWorkflow(a: AutomationRunArgs): Promise<Autom
       default: {
         let output: unknown;
         try {
-          // The values already in its parameters, so what the step records elsewhere (an execution's
-          // path) can mask them in every spelling.
-          const known = secrets.filter((v) => holdsSecret(params, [v]));
           output = await STEP_PROXY[step.type].runStep(plan.actor, step.type, params, { key, known });
         } catch (e) {
           if (step.type === 'ai_generate') addSpend(spendOfFailure(e)); // a refusal is billed too

@@ -41,9 +41,9 @@ export function redact(value: unknown, secrets: readonly string[]): unknown {
  */
 export const DISCLOSING_STEPS: readonly StepType[] = ['memory_put', 'notify', 'ai_generate', 'approval_request', 'submit_transaction', 'swap'];
 
-/** Does any string in `params` hold one of the values (as written, or JSON-escaped)? */
-export function holdsSecret(params: unknown, secrets: readonly string[]): boolean {
-  if (secrets.length === 0) return false;
+/** The values that some string in `params` holds (as written, or JSON-escaped); params are serialized once. */
+export function secretsIn(params: unknown, secrets: readonly string[]): string[] {
+  if (secrets.length === 0) return [];
   const text = JSON.stringify(params) ?? '';
-  return secrets.some((v) => v !== '' && (text.includes(v) || text.includes(JSON.stringify(v).slice(1, -1))));
+  return secrets.filter((v) => v !== '' && (text.includes(v) || text.includes(JSON.stringify(v).slice(1, -1))));
 }
