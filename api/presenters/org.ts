@@ -16,6 +16,10 @@ export const OrgMemberSchema = shape('OrgMember', z.object({
   created_at: timestamp,
 }));
 
+/** Reference AgentKeysVaultResponse. */
+export const AgentKeysVaultSchema = shape('AgentKeysVault', z.object({ vault_id: uuid }));
+export const presentAgentKeysVault = (vaultId: string): z.output<typeof AgentKeysVaultSchema> => ({ vault_id: vaultId });
+
 export const OrgMemberListSchema = shape('OrgMemberList', z.object({ members: z.array(OrgMemberSchema) }));
 
 export const InvitationSentSchema = shape('InvitationSent', z.object({ message: z.string(), email: z.string() }));

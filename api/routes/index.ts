@@ -8,6 +8,7 @@ import { emailChangeRoutes } from './auth/email-change.ts';
 import { apiKeyRoutes } from './auth/api-keys.ts';
 import { memberRoutes } from './org/members.ts';
 import { invitationRoutes } from './org/invitations.ts';
+import { agentKeysVaultRoutes } from './org/agent-keys-vault.ts';
 import { ipRuleRoutes } from './security/ip-rules.ts';
 import { auditRoutes } from './audit/audit.ts';
 import { vaultRoutes } from './vaults/vaults.ts';
@@ -38,7 +39,7 @@ import { executeRoutes } from './agents/execute.ts';
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
-    ...memberRoutes, ...invitationRoutes, ...ipRuleRoutes, ...auditRoutes,
+    ...memberRoutes, ...invitationRoutes, ...agentKeysVaultRoutes, ...ipRuleRoutes, ...auditRoutes,
     ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes, ...transactionRoutes, ...bindingRoutes, ...executeRoutes,
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,

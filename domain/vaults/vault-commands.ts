@@ -10,7 +10,8 @@ import { loadCaller } from '../policies/caller.ts';
 import { isManager, isVaultCreator } from '../policies/access.ts';
 import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { insertVault, listVisibleVaults, loadVisibleVault, markVaultDeleted, type VaultRow } from './vault-repository.ts';
-import { forbidden } from '../errors.ts';
+import { forbidden, notFound } from '../errors.ts';
+import { findAgentKeysVault } from './agent-keys-vault.ts';
 import { callerOf } from '../auth/principal.ts';
 
 export type VaultDeps = { db: () => EntityManager; hot: HotReads; kms: Kms; audit: ActionAudit };
@@ -43,6 +44,17 @@ export class VaultCommands {
   async get(ctx: ActionContext, vaultId: string): Promise<VaultRow> {
     const caller = await loadCaller(this.d.hot, callerOf(ctx), ctx.clientIp);
     return (await loadVisibleVault(this.d.db(), caller, vaultId)).vault;
+  }
+
+  /**
+   * The id of the organization's reserved `__agent-keys` vault (reference getAgentKeysVault), which
+   * exists once an agent got a signing key or a binding an inline credential. Only its id: the
+   * vault stays out of every listing and lookup.
+   */
+  async agentKeysVaultId(ctx: ActionContext): Promise<string> {
+    const vault = await findAgentKeysVault(this.d.db(), callerOf(ctx).orgId);
+    if (!vault) throw notFound('Agent keys vault');
+    return vault.id;
   }
 
   async delete(ctx: ActionContext, vaultId: string): Promise<void> {

@@ -67,6 +67,7 @@ afterAll(async () => {
 describe('provisioning an EVM key', () => {
   test('POST {chain: ethereum} makes a secp256k1 key whose address is the EIP-55 address of its public key', async () => {
     expect(await reservedVault(owner.orgId)).toBeUndefined(); // created on first use
+    isProblem(await call('GET', '/v1/org/agent-keys-vault', { token: owner.token }), 404);
     const r = await create(owner, agent.id, 'ethereum');
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
@@ -156,6 +157,18 @@ describe('where the key handle lives', () => {
     // Nothing announced the reserved vault's secret to webhooks.
     const events = await db().query("SELECT event_type FROM event_outbox WHERE payload->>'vault_id' = $1", [vault.id]);
     expect(events.rows).toEqual([]);
+  });
+
+  test('GET /v1/org/agent-keys-vault gives its id to the organization\'s users only', async () => {
+    const vault = (await reservedVault(owner.orgId))!;
+    for (const token of [owner.token, member.token]) {
+      const r = await call('GET', '/v1/org/agent-keys-vault', { token });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ vault_id: vault.id });
+    }
+    isProblem(await call('GET', '/v1/org/agent-keys-vault', { token: agentToken }), 403);
+    isProblem(await call('GET', '/v1/org/agent-keys-vault', {}), 401);
+    isProblem(await call('GET', '/v1/org/agent-keys-vault', { token: stranger.token }), 404);
   });
 
   test('the reserved vault is invisible: not listed, not readable, not deletable, no policies', async () => {
