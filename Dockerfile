@@ -17,6 +17,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 FROM deps AS build
 COPY tsconfig.json ./
 COPY api ./api
+COPY mcp ./mcp
 COPY domain ./domain
 COPY activities ./activities
 COPY workflows ./workflows
@@ -35,6 +36,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json tsconfig.json ./
 COPY bin ./bin
 COPY api ./api
+COPY mcp ./mcp
 COPY domain ./domain
 COPY activities ./activities
 COPY workflows ./workflows

@@ -1,10 +1,10 @@
 // Entry point of the MCP tool server: `npx vault-mcp`, `npm run mcp`, or
-// `sh bin/node24 workers/mcp.ts`. A client of the HTTP API only (api/mcp/): no database, no keys,
+// `sh bin/node24 workers/mcp.ts`. A client of the HTTP API only (mcp/): no database, no keys,
 // so it runs on a laptop against a remote deployment. MCP_TRANSPORT picks stdio (default) or http.
-import { McpConfigError, readMcpConfig } from '../api/mcp/config.ts';
-import { createMcpLogger } from '../api/mcp/log.ts';
-import { startStdio } from '../api/mcp/stdio-transport.ts';
-import { startHttp } from '../api/mcp/http-transport.ts';
+import { McpConfigError, readMcpConfig } from '../mcp/config.ts';
+import { createMcpLogger } from '../mcp/log.ts';
+import { startStdio } from '../mcp/stdio-transport.ts';
+import { startHttp } from '../mcp/http-transport.ts';
 
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 

@@ -19,7 +19,7 @@ import {
   ALL_TOOLS, bearer, httpClient, mcpWorld, ok, problem, startHttpMcp, toolErrorText, type HttpMcpProcess, type McpWorld,
 } from '../helpers/mcp-fixtures.ts';
 import { projectRoot } from '../helpers/stack.ts';
-import { AgentAuth } from '../../api/mcp/credentials.ts';
+import { AgentAuth } from '../../mcp/credentials.ts';
 
 const ALLOWED_ORIGIN = 'http://allowed.example.test';
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };

@@ -4,12 +4,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
-import { DEFAULT_API_URL, DEFAULT_MCP_PORT, McpConfigError, readMcpConfig } from '../../api/mcp/config.ts';
-import { agentIdOfJwt } from '../../api/mcp/credentials.ts';
-import { problemOf } from '../../api/mcp/api-error.ts';
-import { parseEnvBundle } from '../../api/mcp/tools/secrets-read.ts';
-import { hostNameOf } from '../../api/mcp/http-transport.ts';
-import { SECRET_TYPES as MCP_SECRET_TYPES } from '../../api/mcp/tools/tool-kit.ts';
+import { DEFAULT_API_URL, DEFAULT_MCP_PORT, McpConfigError, readMcpConfig } from '../../mcp/config.ts';
+import { agentIdOfJwt } from '../../mcp/credentials.ts';
+import { problemOf } from '../../mcp/api-error.ts';
+import { parseEnvBundle } from '../../mcp/tools/secrets-read.ts';
+import { hostNameOf } from '../../mcp/http-transport.ts';
+import { SECRET_TYPES as MCP_SECRET_TYPES } from '../../mcp/tools/tool-kit.ts';
 import { SECRET_TYPES } from '../../domain/secrets/secret-types.ts';
 
 const KEY = `ocv_${'A'.repeat(43)}`;
@@ -102,8 +102,8 @@ test('the tools offer exactly the secret types the API accepts', () => {
   expect([...MCP_SECRET_TYPES]).toEqual([...SECRET_TYPES]);
 });
 
-test('the tool server is a client of the HTTP API only: api/mcp imports nothing of domain/, db/ or the api itself', () => {
-  const dir = path.join(__dirname, '..', '..', 'api', 'mcp');
+test('the tool server is a client of the HTTP API only: mcp/ imports nothing of domain/, db/ or the api itself', () => {
+  const dir = path.join(__dirname, '..', '..', 'mcp');
   const files = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts'));
   expect(files.length).toBeGreaterThan(10);
   for (const f of files) {
