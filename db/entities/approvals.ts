@@ -1,0 +1,34 @@
+// Approval requests a run (or an agent action) waits on (migration 0012; domain/approvals).
+import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { Organization } from './org.ts';
+import { AutomationRun } from './automations.ts';
+
+export const Approval = defineEntity({
+  name: 'Approval',
+  tableName: 'approvals',
+  properties: {
+    id: p.uuid().primary(),
+    org_id: () => p.manyToOne(Organization).mapToPk().fieldName('org_id').deleteRule('cascade'),
+    /** The human the request is addressed to. */
+    user_id: p.uuid().nullable(),
+    agent_id: p.uuid().nullable(),
+    run_id: () => p.manyToOne(AutomationRun).mapToPk().fieldName('run_id').nullable().deleteRule('cascade'),
+    action: p.text(),
+    target_type: p.text(),
+    target_id: p.text(),
+    risk_tier: p.smallint().default(1).check('risk_tier >= 1 AND risk_tier <= 3'),
+    status: p.enum(['pending', 'approved', 'rejected', 'expired']).default('pending'),
+    summary: p.json<Record<string, unknown>>().default('{}'),
+    reason: p.text().nullable(),
+    decision_reason: p.text().nullable(),
+    decided_by: p.uuid().nullable(),
+    decided_at: p.datetime().nullable(),
+    expires_at: p.datetime().nullable(),
+    created_at: p.datetime().defaultRaw('now()'),
+  },
+  indexes: [
+    { name: 'approvals_org_idx', columns: [{ name: 'org_id' }, { name: 'created_at', sort: 'DESC' }] },
+    { name: 'approvals_pending_idx', properties: ['org_id'], where: "status = 'pending'" },
+  ],
+});
+export type ApprovalRow = InferEntity<typeof Approval>;
