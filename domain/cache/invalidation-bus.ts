@@ -1,7 +1,7 @@
 // Cross-replica cache invalidation through Postgres LISTEN/NOTIFY. Hot-path caches (revoked
 // tokens, API keys, IP rules) stay in memory; a change on any replica reaches every other within
 // milliseconds, and a reconnect triggers a full reload so no notice is ever silently missed.
-import pg from 'pg';
+import { openListenConnection, type ListenConnection } from '../../db/listen-connection.ts';
 
 export const CHANNEL = 'vault_invalidation';
 
@@ -15,7 +15,7 @@ export type Invalidation =
 type Handler = (msg: Invalidation) => void;
 
 export class InvalidationBus {
-  private client: pg.Client | undefined;
+  private client: ListenConnection | undefined;
   private readonly handlers: Handler[] = [];
   private readonly reloaders: (() => Promise<void>)[] = [];
   private closed = false;
@@ -32,19 +32,21 @@ export class InvalidationBus {
   onReconnect(r: () => Promise<void>): void { this.reloaders.push(r); }
 
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
-    client.on('notification', (n) => {
-      if (n.channel !== CHANNEL || !n.payload) return;
-      let msg: Invalidation;
-      try { msg = JSON.parse(n.payload) as Invalidation; } catch { return; }
-      for (const h of this.handlers) h(msg);
+    // A loss before start() finishes makes start() itself fail; its caller retries.
+    const client = await openListenConnection(this.databaseUrl, {
+      onNotification: (channel, payload) => {
+        if (channel !== CHANNEL || !payload) return;
+        let msg: Invalidation;
+        try { msg = JSON.parse(payload) as Invalidation; } catch { return; }
+        for (const h of this.handlers) h(msg);
+      },
+      onLost: (lost, e) => {
+        if (this.closed || this.client !== lost) return;
+        this.log(`invalidation listener lost its connection: ${e?.message ?? 'closed'}; reconnecting`);
+        this.reconnectSoon();
+      },
     });
-    client.on('error', (e) => {
-      this.log(`invalidation listener lost its connection: ${e.message}; reconnecting`);
-      this.reconnectSoon();
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
+    await client.listen(CHANNEL);
     this.client = client;
     for (const r of this.reloaders) await r();
   }
@@ -53,13 +55,13 @@ export class InvalidationBus {
     if (this.closed) return;
     const old = this.client;
     this.client = undefined;
-    old?.end().catch(() => {});
+    old?.close().catch(() => {});
     setTimeout(() => { this.start().catch(() => this.reconnectSoon()); }, 1000).unref();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.client?.end().catch(() => {});
+    await this.client?.close().catch(() => {});
   }
 }
 

@@ -5,10 +5,10 @@
 // safety net (a missed notice, a subscriber that failed, a new leader). An event is marked
 // dispatched only after every subscriber has durably started its work; a crash before that makes
 // the next pass repeat the batch, which subscribers absorb (their work ids derive from the event).
-import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../log.ts';
 import { ADVISORY_LOCKS } from '../../db/advisory-locks.ts';
+import { openListenConnection, type ListenConnection } from '../../db/listen-connection.ts';
 import { OUTBOX_CHANNEL, markDispatched, pendingEvents, type OutboxEvent } from './outbox.ts';
 
 
@@ -27,7 +27,7 @@ export type DispatcherOptions = {
 
 export class OutboxDispatcher {
   private readonly o: Required<DispatcherOptions>;
-  private client: pg.Client | undefined;
+  private client: ListenConnection | undefined;
   private leading = false;
   private running = false;
   private again = false;
@@ -49,7 +49,7 @@ export class OutboxDispatcher {
     this.stopped = true;
     clearInterval(this.timer);
     await this.current;
-    await this.client?.end().catch(() => {});
+    await this.client?.close().catch(() => {});
   }
 
   private tick(): void {
@@ -60,28 +60,27 @@ export class OutboxDispatcher {
   private async tryToLead(): Promise<void> {
     if (this.stopped || this.leading) return;
     if (!this.client) {
-      const client = new pg.Client({ connectionString: this.o.databaseUrl, application_name: 'outbox-dispatcher' });
-      client.on('notification', (n) => { if (n.channel === OUTBOX_CHANNEL) this.wake(); });
-      client.on('error', (e) => this.lose(client, e));
-      client.on('end', () => this.lose(client));
-      await client.connect();
+      const client = await openListenConnection(this.o.databaseUrl, {
+        applicationName: 'outbox-dispatcher',
+        onNotification: (channel) => { if (channel === OUTBOX_CHANNEL) this.wake(); },
+        onLost: (lost, e) => this.lose(lost, e),
+      });
       this.client = client;
     }
-    const got = await this.client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [ADVISORY_LOCKS.outboxDispatcher]);
-    if (!got.rows[0]?.ok) return;
-    await this.client.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    if (!await this.client.tryAdvisoryLock(ADVISORY_LOCKS.outboxDispatcher)) return;
+    await this.client.listen(OUTBOX_CHANNEL);
     this.leading = true;
     this.o.log.info('outbox dispatcher leading');
     this.wake();
   }
 
   /** The connection went away: so did the lock. Follow until a tick leads again. */
-  private lose(client: pg.Client, e?: Error): void {
+  private lose(client: ListenConnection, e?: Error): void {
     if (this.client !== client) return;
     this.client = undefined;
     if (this.leading && !this.stopped) this.o.log.warn('outbox dispatcher lost its connection', { error: e ? e.message : 'closed' });
     this.leading = false;
-    client.end().catch(() => {});
+    client.close().catch(() => {});
   }
 
   /** Runs a pass now, or once more after the running one (notices arriving mid-pass are not lost). */
