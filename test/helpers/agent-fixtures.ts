@@ -1,7 +1,6 @@
 // Shared fixtures of the agent integration tests.
 import { randomUUID } from 'node:crypto';
-import { decodeJwt } from 'jose';
-import { call, closeDb, eventually, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from './api.ts';
+import { call, type Account, type Res } from './api.ts';
 
 export const OCV_KEY = /^ocv_[A-Za-z0-9_-]{43}$/;
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { checkResponse } from './response-check.ts';
-import { call, apiUrl, closeDb, db, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from './api.ts';
+import { call, apiUrl, type Account, type Res } from './api.ts';
 
 export const SECRET_TYPES = [
   'generic', 'password', 'api_key', 'certificate', 'private_key', 'ssh_key', 'env', 'env_bundle',

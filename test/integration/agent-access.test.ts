@@ -1,7 +1,6 @@
 // What an agent can reach: live policies, explicit scopes, the Intents restriction, deactivation, key rotation and expiry.
-import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { call, closeDb, eventually, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from '../helpers/api.ts';
+import { call, closeDb, eventually, signup, type Account } from '../helpers/api.ts';
 import { OCV_KEY, type Agent, registerAgent, agentToken, agentJwt, createVault, putSecret, readSecret, grantAgent, patchAgent } from '../helpers/agent-fixtures.ts';
 
 afterAll(closeDb);

@@ -1,7 +1,7 @@
 // Agents (§2.6, §4.5): registration, the agent-token exchange, validation, audit.
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { call, closeDb, eventually, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from '../helpers/api.ts';
+import { call, closeDb, signup, type Account, joinAsMember } from '../helpers/api.ts';
 import { OCV_KEY, type Agent, registerAgent, agentToken, agentJwt, createVault, grantAgent, patchAgent, auditFor } from '../helpers/agent-fixtures.ts';
 
 afterAll(closeDb);

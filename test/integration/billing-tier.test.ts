@@ -4,7 +4,7 @@
 // free clears the period. The tier in force drives the resource caps (free: 3 vaults) and the
 // plan features (CMEK: Business and up).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { call, closeDb, db, signup, PASSWORD, type Account, operatorAccount } from '../helpers/api.ts';
+import { call, closeDb, db, signup, type Account, operatorAccount } from '../helpers/api.ts';
 import { registerAgent, agentJwt, auditFor } from '../helpers/agent-fixtures.ts';
 import { isProblem, newVault, rnd } from '../helpers/vault-fixtures.ts';
 

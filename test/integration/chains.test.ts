@@ -4,7 +4,7 @@
 // stack pins `pinned-testnet`, see test/helpers/global-setup.ts). Tests create their own chains
 // and leave the seeded ones as they are, since other files may rely on them.
 import { randomInt, randomUUID } from 'node:crypto';
-import { call, closeDb, db, signup, PASSWORD, type Account, operatorAccount } from '../helpers/api.ts';
+import { call, closeDb, db, signup, type Account, operatorAccount } from '../helpers/api.ts';
 import { registerAgent, agentJwt } from '../helpers/agent-fixtures.ts';
 
 const OPERATOR_EMAIL = 'chains-operator@ops.test';

@@ -1,7 +1,7 @@
 // Policies (§2.5, §4.4) over HTTP against the real stack: CRUD, validation, who may manage them,
 // and their live effect on a member's access (no token refresh between a change and its effect).
 import { randomUUID } from 'node:crypto';
-import { call, closeDb, db, eventually, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from '../helpers/api.ts';
+import { call, closeDb, db, eventually, signup, type Account, type Res, joinAsMember } from '../helpers/api.ts';
 
 afterAll(closeDb);
 

@@ -1,9 +1,8 @@
 // Secrets at rest: no plaintext on disk, integrity of moved rows, events, audit, the secret cap.
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { call, apiUrl, closeDb, db, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from '../helpers/api.ts';
+import { call, closeDb, db, signup, type Account } from '../helpers/api.ts';
 import { rnd, isProblem, newVault, secretUrl, put, putOk, listAll, filesContaining } from '../helpers/vault-fixtures.ts';
 
 afterAll(closeDb);

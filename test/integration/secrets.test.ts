@@ -1,9 +1,5 @@
 // Secrets (§4.4): versions, path canonicalization and limits, listing, expiry, soft delete, concurrency.
-import fs from 'node:fs';
-import http from 'node:http';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { call, apiUrl, closeDb, db, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from '../helpers/api.ts';
+import { call, closeDb, db, signup, type Account, type Res } from '../helpers/api.ts';
 import { SECRET_TYPES, rnd, sleep, rawCall, isProblem, newVault, secretUrl, put, putOk, listAll } from '../helpers/vault-fixtures.ts';
 
 afterAll(closeDb);

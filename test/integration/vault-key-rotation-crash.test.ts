@@ -5,7 +5,7 @@
 // on the shared Temporal server, so the test stack's own worker cannot pick up this test's work.
 import fs from 'node:fs';
 import path from 'node:path';
-import { call, closeDb, db } from '../helpers/api.ts';
+import { call, closeDb } from '../helpers/api.ts';
 import { inParallel, rnd } from '../helpers/vault-fixtures.ts';
 import { vaultKeyRotationWorkflowId } from '../../domain/key-rotation/client.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';

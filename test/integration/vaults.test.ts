@@ -1,9 +1,5 @@
 // Vaults (§4.4): records, reserved names, tenancy, tier cap, roles; and the key backend health.
-import fs from 'node:fs';
-import http from 'node:http';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { call, apiUrl, closeDb, db, mailTo, signup, uniqueEmail, PASSWORD, type Account, type Res, joinAsMember } from '../helpers/api.ts';
+import { call, closeDb, db, signup, type Account, joinAsMember } from '../helpers/api.ts';
 import { isProblem, newVault, secretUrl, putOk, listAll } from '../helpers/vault-fixtures.ts';
 
 afterAll(closeDb);

@@ -7,7 +7,7 @@
 // approval_id and raw_transaction are not read: unknown fields are dropped.
 import { z } from 'zod';
 import type { Address, Hex } from 'viem';
-import { MAX_UINT256, MAX_UINT64, address, chain, hexBytes, nonce, opt, quantity, value, wei } from './evm-fields.ts';
+import { MAX_UINT64, address, chain, hexBytes, nonce, opt, quantity, value, wei } from './evm-fields.ts';
 import { idParam } from '../../input/fields.ts';
 import { INTENT_TYPES, type SignIntentInput } from '../../../domain/intents/sign-intents.ts';
 
