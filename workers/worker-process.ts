@@ -23,7 +23,7 @@ import { intentServices } from './intent-services.ts';
 import { IntentSteps } from '../domain/automations/intent-steps.ts';
 import { ZeroExQuoteProvider } from '../domain/swaps/zero-ex-quote-provider.ts';
 import { StepRunner } from '../domain/automations/step-runner.ts';
-import { AiGenerateStep } from '../domain/ai/ai-step.ts';
+import { AiGenerateStep } from '../domain/automations/ai-step.ts';
 import { bindingServices } from './binding-services.ts';
 import { MemoryStore } from '../domain/memory/memory-store.ts';
 import { Mailer } from '../domain/mail/mailer.ts';

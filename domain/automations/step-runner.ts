@@ -20,7 +20,7 @@ import { Problem } from '../errors.ts';
 import { IntentStepError, type IntentSteps } from './intent-steps.ts';
 import type { Charset } from '../secrets/secret-generator.ts';
 import { executeResponse, type BindingExecutor } from '../bindings/binding-executor.ts';
-import type { AiGenerateStep } from '../ai/ai-step.ts';
+import type { AiGenerateStep } from './ai-step.ts';
 
 /** The start of a response body kept as the step's output; longer answers are cut there. */
 const KEPT_RESPONSE_BYTES = 64 * 1024;

@@ -9,16 +9,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OutboundClient } from '../net/outbound/client.ts';
 import type { SecretCommands } from '../secrets/secret-commands.ts';
 import type { AiConfig } from '../config.ts';
-import type { RunActor } from '../automations/engine/run-io.ts';
-import { STEP_FAILED } from '../automations/engine/run-io.ts';
-import { stepActionContext } from '../automations/step-context.ts';
+import type { RunActor } from './engine/run-io.ts';
+import { STEP_FAILED } from './engine/run-io.ts';
+import { stepActionContext } from './step-context.ts';
 import { Problem } from '../errors.ts';
-import { ModelProviderError, type TokenUsage } from './model-provider.ts';
-import { createModelProvider } from './providers.ts';
-import { MAX_RETRY_AFTER_MS, maskSecret } from './provider-http.ts';
-import { costCents, priceOf } from './prices.ts';
-import { AiStepError, resolveStepTarget, type StepTarget } from './step-target.ts';
-import { AI_RETRYABLE, type AiGenerateOutput, type AiUsageDetails } from './run-usage.ts';
+import { ModelProviderError, type TokenUsage } from '../ai/model-provider.ts';
+import { createModelProvider } from '../ai/providers.ts';
+import { MAX_RETRY_AFTER_MS, maskSecret } from '../ai/provider-http.ts';
+import { costCents, priceOf } from '../ai/prices.ts';
+import { AiStepError, resolveStepTarget, type StepTarget } from '../ai/step-target.ts';
+import { AI_RETRYABLE, type AiGenerateOutput, type AiUsageDetails } from '../ai/run-usage.ts';
 
 /** When a step gives no max_tokens (Anthropic requires one; OpenAI-compatible servers take it). */
 export const DEFAULT_MAX_TOKENS = 1024;
