@@ -8,7 +8,7 @@ import { SecretCommands } from '../domain/secrets/secret-commands.ts';
 import { SecretLookup } from '../domain/secrets/secret-lookup.ts';
 import { SecretReader } from '../domain/secrets/secret-read.ts';
 import { ReadCache } from '../domain/secrets/read-cache.ts';
-import { VersionedPolicyCache } from '../domain/policies/policy-cache.ts';
+import { VersionedPolicyCache } from '../domain/access/policy-cache.ts';
 
 /** The one secret lookup (with its policy cache) of a process: secrets and shares use it. */
 export const secretLookup = (hot: HotReads): SecretLookup => new SecretLookup(hot, new VersionedPolicyCache());

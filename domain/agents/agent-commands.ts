@@ -8,7 +8,7 @@ import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { RevocationList } from '../auth/revocations.ts';
 import { callerOf, subjectOf } from '../auth/principal.ts';
-import { requireManager } from '../org/roles.ts';
+import { requireManager } from '../access/roles.ts';
 import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { forbidden } from '../errors.ts';
 import { emitEvent } from '../events/outbox.ts';

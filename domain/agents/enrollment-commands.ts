@@ -11,7 +11,7 @@ import type { ActionAudit } from '../audit/action-audit.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { TokenBuckets } from '../ratelimit/token-bucket.ts';
 import { callerOf } from '../auth/principal.ts';
-import { requireManager } from '../org/roles.ts';
+import { requireManager } from '../access/roles.ts';
 import { loadProfile } from '../accounts/profile.ts';
 import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';

@@ -9,7 +9,7 @@ import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { Principal } from '../auth/principal.ts';
 import { callerOf } from '../auth/principal.ts';
-import { roleOf } from '../org/roles.ts';
+import { roleOf } from '../access/roles.ts';
 import { Problem, conflict, forbidden, notFound } from '../errors.ts';
 import { applyDecision, applyOverdueExpiry, createApproval, DEFAULT_APPROVAL_TTL_MS, type ApprovalDecision } from './approval-events.ts';
 import { countPendingOfAgent, findApproval, listApprovals, type ApprovalDecisionStatus, type ApprovalRow, type ApprovalStatus } from './approval-repository.ts';

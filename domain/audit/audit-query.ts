@@ -6,7 +6,7 @@ import type { ActionContext } from './action-context.ts';
 import type { AuditWriter } from './audit-writer.ts';
 import { chainHash, GENESIS_HASH, type ChainedFields } from './chain-hash.ts';
 import { callerOf } from '../auth/principal.ts';
-import { requireManager } from '../org/roles.ts';
+import { requireManager } from '../access/roles.ts';
 import { z } from 'zod';
 import { cursorCodec, isBigintText } from '../paging/cursor.ts';
 

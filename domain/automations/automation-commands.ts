@@ -14,7 +14,7 @@ import type { ActionAudit } from '../audit/action-audit.ts';
 import type { Logger } from '../log.ts';
 import type { TriggerType } from './automation-types.ts';
 import { callerOf, type Principal } from '../auth/principal.ts';
-import { requireManager, roleOf } from '../org/roles.ts';
+import { requireManager, roleOf } from '../access/roles.ts';
 import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { badRequest, forbidden, invalidField, notFound } from '../errors.ts';
 import { parseWorkflowSpec } from './spec/workflow-spec.ts';

@@ -14,7 +14,7 @@ import type { AutomationsClient, RunStart } from './client.ts';
 import type { RunRow, TriggerType } from './automation-types.ts';
 import { OPEN_RUN_STATUSES } from './automation-types.ts';
 import { callerOf, type Principal } from '../auth/principal.ts';
-import { roleOf } from '../org/roles.ts';
+import { roleOf } from '../access/roles.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { derivedUuid, isUuid } from '../ids.ts';
 import { webhookTokenMatches } from './webhook-token.ts';

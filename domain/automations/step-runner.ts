@@ -37,7 +37,7 @@ export type StepRunnerDeps = {
   secrets: SecretCommands;
   memory: MemoryStore;
   mailer: Mailer;
-  /** ai_generate (domain/ai/ai-step.ts): reads its provider key itself, as the agent. */
+  /** ai_generate (ai-step.ts): reads its provider key itself, as the agent. */
   ai: AiGenerateStep;
   /** execute_intent: the agent's request through one of its bindings (domain/bindings). */
   bindings: BindingExecutor;

@@ -16,7 +16,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Exemptions, OutboundClient } from '../net/outbound/index.ts';
 import type { AgentRow } from '../agents/agent-repository.ts';
 import { callerOf, subjectOf } from '../auth/principal.ts';
-import { requireManager } from '../org/roles.ts';
+import { requireManager } from '../access/roles.ts';
 import { loadAgent } from '../agents/agent-repository.ts';
 import { assertTierIncludes } from '../limits/tier-limits.ts';
 import { ensureAgentKeysVault } from '../vaults/agent-keys-vault.ts';

@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import { callerOf } from '../auth/principal.ts';
-import { requireManager } from '../org/roles.ts';
+import { requireManager } from '../access/roles.ts';
 import { forbidden, notFound } from '../errors.ts';
 import { loadAgent, type AgentRow } from '../agents/agent-repository.ts';
 import { memoryEntryId, type MemoryEntry, type MemorySearchHit, type MemoryStore, type MemoryTier } from './memory-store.ts';

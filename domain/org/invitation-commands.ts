@@ -8,7 +8,7 @@ import type { Mailer } from '../mail/mailer.ts';
 import type { JwtService } from '../auth/jwt.ts';
 import { USER_TOKEN_TTL_SECONDS } from '../auth/jwt.ts';
 import { callerOf } from '../auth/principal.ts';
-import { requireManager } from './roles.ts';
+import { requireManager } from '../access/roles.ts';
 import { consumeInvitation, replaceOpenInvitation, type InvitedRole } from './invitation-repository.ts';
 import { emailInUse, insertUser } from '../accounts/user-repository.ts';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';

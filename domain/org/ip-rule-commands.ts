@@ -6,7 +6,7 @@ import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { IpRuleCache } from './ip-rule-cache.ts';
 import { callerOf } from '../auth/principal.ts';
-import { requireManager } from './roles.ts';
+import { requireManager } from '../access/roles.ts';
 import { lockOrganization } from './org-lock.ts';
 import { ipDecision, rulesBinding, type AppliesTo, type RuleType } from './ip-rule-policy.ts';
 import { deleteIpRule, insertIpRule, listIpRules, type IpRuleRow } from './ip-rule-repository.ts';

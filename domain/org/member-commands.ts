@@ -6,7 +6,7 @@ import type { ActionAudit } from '../audit/action-audit.ts';
 import type { RevocationList } from '../auth/revocations.ts';
 import type { ApiKeyService } from '../auth/api-keys.ts';
 import { callerOf, subjectOf } from '../auth/principal.ts';
-import { requireManager, type Role } from './roles.ts';
+import { requireManager, type Role } from '../access/roles.ts';
 import { lockOrganization } from './org-lock.ts';
 import { detachFromOrganization, findMember, listMembers, ownerCount, setRole, type MemberRow } from './member-repository.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';

@@ -1,7 +1,7 @@
 // Members of an organization are its active users: every statement about membership rows.
 // Commands (member-commands.ts) decide; this file only reads and writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Role } from './roles.ts';
+import type { Role } from '../access/roles.ts';
 import { isUuid } from '../ids.ts';
 
 export type MemberRow = { id: string; email: string; display_name: string | null; role: Role; auth_method: string; created_at: string | Date };

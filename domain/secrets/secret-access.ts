@@ -3,7 +3,7 @@
 // It combines token scopes, policies (deny wins, conditions and expiry evaluated now), the
 // managers' and the vault creator's rights, and the Intents API restriction.
 import type { Principal } from '../auth/principal.ts';
-import { decide, canSeeVault, type Decision, type Permission } from '../policies/access.ts';
+import { decide, canSeeVault, type Decision, type Permission } from '../access/access.ts';
 import { SIGNING_MATERIAL_TYPES } from './secret-types.ts';
 import type { AccessFacts } from './secret-lookup.ts';
 import { forbidden, notFound } from '../errors.ts';

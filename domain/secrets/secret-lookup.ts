@@ -5,9 +5,9 @@
 // prefer walking the partial index of an organization's live vaults (it did, on fresh tables).
 import type { HotReads } from '../../db/hot-reads.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { Role } from '../org/roles.ts';
-import type { PolicyRow } from '../policies/access.ts';
-import type { VersionedPolicyCache } from '../policies/policy-cache.ts';
+import type { Role } from '../access/roles.ts';
+import type { PolicyRow } from '../access/access.ts';
+import type { VersionedPolicyCache } from '../access/policy-cache.ts';
 import { principalStateSql } from './read-guard.ts';
 import { notFound, unauthorized } from '../errors.ts';
 import { isUuid } from '../ids.ts';

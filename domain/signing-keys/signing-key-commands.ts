@@ -20,7 +20,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { ConfirmationDeps } from '../accounts/password-confirmation.ts';
 import { KmsKeyNotExtractableError, KmsSigningKeyError, type Kms, type SigningKeyRef } from '../crypto/kms/kms.ts';
 import { callerOf, subjectOf } from '../auth/principal.ts';
-import { requireManager } from '../org/roles.ts';
+import { requireManager } from '../access/roles.ts';
 import { loadAgent } from '../agents/agent-repository.ts';
 import { loadAccount } from '../accounts/user-repository.ts';
 import { confirmPassword } from '../accounts/password-confirmation.ts';

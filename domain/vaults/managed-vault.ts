@@ -4,8 +4,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { HotReads } from '../../db/hot-reads.ts';
 import type { ActionContext } from '../audit/action-context.ts';
 import { callerOf } from '../auth/principal.ts';
-import { loadCaller } from '../policies/caller.ts';
-import { isManager } from '../policies/access.ts';
+import { loadCaller } from '../access/caller.ts';
+import { isManager } from '../access/access.ts';
 import { forbidden } from '../errors.ts';
 import { loadVisibleVault, type VaultRow } from './vault-repository.ts';
 

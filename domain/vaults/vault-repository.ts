@@ -2,7 +2,7 @@
 // this file only reads and writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
-import { canSeeVault, type Caller, type PolicyRow } from '../policies/access.ts';
+import { canSeeVault, type Caller, type PolicyRow } from '../access/access.ts';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 

@@ -10,7 +10,7 @@ import type { ActionAudit } from '../audit/action-audit.ts';
 import type { Logger } from '../log.ts';
 import type { WebhooksClient } from './client.ts';
 import { callerOf } from '../auth/principal.ts';
-import { requireManager } from '../org/roles.ts';
+import { requireManager } from '../access/roles.ts';
 import { lockOrganization } from '../org/org-lock.ts';
 import { Problem, conflict, invalidField, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';

@@ -4,7 +4,7 @@ import { secretListCursor } from '../../../domain/secrets/secret-list.ts';
 import { idParam, timestampField, positiveInt32Query, limitField, cursorField } from '../../input/fields.ts';
 import { secretTypeField, MAX_METADATA_BYTES, MAX_DESCRIPTION_LENGTH } from '../../../domain/secrets/secret-types.ts';
 import { CHARSETS, GENERATED_LENGTH, type Charset } from '../../../domain/secrets/secret-generator.ts';
-import { ConditionsSchema } from '../../../domain/policies/conditions.ts';
+import { ConditionsSchema } from '../../../domain/access/conditions.ts';
 import { compileGlob } from '../../../domain/paths/glob.ts';
 
 export const vaultName = z.string().trim().min(1).max(255)

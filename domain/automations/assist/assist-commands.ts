@@ -12,7 +12,7 @@ import type { DefaultModel } from '../../ai/providers.ts';
 import type { GenerateResult, TokenUsage } from '../../ai/model-provider.ts';
 import { USER_TOKEN_TTL_SECONDS } from '../../auth/jwt.ts';
 import { callerOf, type Principal } from '../../auth/principal.ts';
-import { roleOf } from '../../org/roles.ts';
+import { roleOf } from '../../access/roles.ts';
 import { forbidden, invalidField, Problem } from '../../errors.ts';
 import { ModelProviderError } from '../../ai/model-provider.ts';
 import { checkTimezone } from '../spec/cron.ts';

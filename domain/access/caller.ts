@@ -1,7 +1,7 @@
 // The caller's standing for access decisions: a human's role in the organization (agents have none).
 import type { HotReads } from '../../db/hot-reads.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { Role } from '../org/roles.ts';
+import type { Role } from './roles.ts';
 import type { Caller } from './access.ts';
 
 export async function loadCaller(hot: HotReads, principal: Principal, clientIp: string): Promise<Caller> {

@@ -4,7 +4,7 @@
 // one asked for and whose conditions hold; agents are also bounded by the scopes in their token.
 // A deny policy that matches wins over any allow.
 import type { Principal } from '../auth/principal.ts';
-import type { Role } from '../org/roles.ts';
+import type { Role } from './roles.ts';
 import { compileGlob, globMatches, type CompiledGlob } from '../paths/glob.ts';
 import { conditionsHold } from './conditions.ts';
 
