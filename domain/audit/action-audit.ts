@@ -5,7 +5,7 @@
 import type { AuditWriter } from './audit-writer.ts';
 import type { ActionContext } from './action-context.ts';
 import type { Principal } from '../auth/principal.ts';
-import type { ReadGuard } from '../secrets/read-guard.ts';
+import type { AppendGuard } from './append-precondition.ts';
 
 export type ActionRecord = {
   /** Who acted, when not the request's principal (login, signup, invitation accept …). */
@@ -16,7 +16,7 @@ export type ActionRecord = {
   resourceId: string;
   details?: Record<string, unknown>;
   /** Secret reads served from the read cache: written only if nothing they relied on changed. */
-  guard?: ReadGuard;
+  guard?: AppendGuard;
 };
 
 export class ActionAudit {

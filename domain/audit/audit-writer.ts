@@ -12,7 +12,7 @@ import { randomUUID, type KeyObject } from 'node:crypto';
 import type { HotReads } from '../../db/hot-reads.ts';
 import { chainHash, GENESIS_HASH, canonicalJson, type ChainedFields } from './chain-hash.ts';
 import type { Logger } from '../log.ts';
-import { GUARD_COLUMNS, StaleReadError, guardRow, staleGuardsSql, type ReadGuard } from '../secrets/read-guard.ts';
+import type { AppendGuard, AppendPrecondition } from './append-precondition.ts';
 
 export type AuditEventInput = {
   orgId: string | null;
@@ -24,11 +24,11 @@ export type AuditEventInput = {
   details?: Record<string, unknown>;
   ipAddress?: string | null;
   requestId?: string | null;
-  /** Write this record only if the rows a cached read relied on are unchanged (see read-guard.ts). */
-  guard?: ReadGuard;
+  /** Write this record only if the writer's precondition holds for these values. */
+  guard?: AppendGuard;
 };
 
-type Pending = { fields: ChainedFields; detailsJson: string; guard: ReadGuard | undefined; resolve: () => void; reject: (e: unknown) => void };
+type Pending = { fields: ChainedFields; detailsJson: string; guard: AppendGuard | undefined; resolve: () => void; reject: (e: unknown) => void };
 
 /** A batch linked from `prev`: its column arrays (events, then guards) and the head it leaves. */
 type Linked = { prev: string; last: string; columns: unknown[][]; guards: unknown[][] };
@@ -48,8 +48,8 @@ const MAX_ATTEMPTS = 10;
 // The stale guards, the compare-and-swap of the chain head and the insert of the linked events,
 // atomic together: a stale guard or a moved head writes nothing. The events are inserted in
 // array order, so `seq` follows the chain.
-const APPEND_SQL = `
-WITH stale AS (${staleGuardsSql(19)}),
+const appendSql = (precondition: AppendPrecondition) => `
+WITH stale AS (${precondition.staleSql(19)}),
 head AS (
   UPDATE audit_chain_heads SET last_hash = $15, last_seq = last_seq + $16
   WHERE chain_key = $17 AND last_hash = $18 AND NOT EXISTS (SELECT 1 FROM stale) RETURNING 1),
@@ -71,8 +71,14 @@ export class AuditWriter {
   private readonly key: KeyObject;
   private readonly log: Logger;
 
-  constructor(sql: HotReads, chainKey: KeyObject, log: Logger) {
+  private readonly precondition: AppendPrecondition;
+  private readonly appendSql: string;
+
+  /** `precondition`: what a guarded record's guard values are checked against (one kind per process). */
+  constructor(sql: HotReads, chainKey: KeyObject, log: Logger, precondition: AppendPrecondition) {
     this.sql = sql;
+    this.precondition = precondition;
+    this.appendSql = appendSql(precondition);
     this.key = chainKey;
     this.log = log;
   }
@@ -141,10 +147,10 @@ export class AuditWriter {
 
   private link(prev: string, items: Pending[]): Linked {
     const columns: unknown[][] = Array.from({ length: 14 }, () => []);
-    const guards: unknown[][] = Array.from({ length: GUARD_COLUMNS }, () => []);
+    const guards: unknown[][] = Array.from({ length: this.precondition.columns }, () => []);
     let hash = prev;
     for (const [i, { fields: f, detailsJson, guard }] of items.entries()) {
-      if (guard) guardRow(i + 1, guard).forEach((v, c) => guards[c]!.push(v));
+      if (guard) [i + 1, ...guard].forEach((v, c) => guards[c]!.push(v));
       const next = chainHash(this.key, hash, f, detailsJson);
       const row = [f.id, f.chainKey, f.orgId, f.action, f.actorType, f.actorId, f.resourceType, f.resourceId,
         detailsJson, f.ipAddress, f.requestId, f.createdAt, hash, next];
@@ -158,20 +164,20 @@ export class AuditWriter {
    * Links the batch from the head this process knows and writes it in one statement; resolves
    * with the records written. When another writer (another process) moved the head meanwhile,
    * nothing is written; the head is read again and the batch relinked. When guards are stale,
-   * nothing is written either: those records are rejected with StaleReadError and the rest
+   * nothing is written either: those records are rejected with the precondition's error and the rest
    * relinked, which needs no new head.
    */
   private async append(chain: string, st: ChainState, batch: Pending[]): Promise<Pending[]> {
     let items = batch;
     for (let attempt = 0; attempt < MAX_ATTEMPTS;) {
       const linked = this.link(st.head ?? await this.readHead(chain), items);
-      const rows = await this.sql.inOrder<{ inserted: number; stale: number[] | null }>('audit-append', APPEND_SQL,
+      const rows = await this.sql.inOrder<{ inserted: number; stale: number[] | null }>('audit-append', this.appendSql,
         [...linked.columns, linked.last, items.length, chain, linked.prev, ...linked.guards]);
       const { inserted, stale } = rows[0]!;
       if (stale) {
         const staleOrds = new Set(stale);
         const rejected = items.filter((_, i) => staleOrds.has(i + 1));
-        for (const p of rejected) p.reject(new StaleReadError());
+        for (const p of rejected) p.reject(this.precondition.staleError());
         items = items.filter((_, i) => !staleOrds.has(i + 1));
         if (items.length === 0) return items;
         continue; // not an attempt: each pass removes at least one record, so this ends

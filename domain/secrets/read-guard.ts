@@ -6,6 +6,8 @@
 // too, and must not make every cached read of that caller stale. The check runs in the
 // statement that appends the record, so a cached read costs no round trip of its own and is
 // never served stale.
+import type { AppendGuard, AppendPrecondition } from '../audit/append-precondition.ts';
+
 export type ReadGuard = {
   vaultId: string;
   vaultXmin: string;
@@ -39,11 +41,9 @@ export class StaleReadError extends Error {
   }
 }
 
-export const GUARD_COLUMNS = 10;
-
-/** The guard's column values, in the order of STALE_GUARDS_SQL's unnest; `ord` is 1-based in the batch. */
-export function guardRow(ord: number, g: ReadGuard): unknown[] {
-  return [ord, g.vaultId, g.vaultXmin, g.secretId, g.secretXmin, g.version, g.versionXmin, g.principalType, g.principalId, g.principalState];
+/** The guard's values for the audit writer, in the order of staleGuardsSql's unnest after `ord`. */
+export function guardValues(g: ReadGuard): AppendGuard {
+  return [g.vaultId, g.vaultXmin, g.secretId, g.secretXmin, g.version, g.versionXmin, g.principalType, g.principalId, g.principalState];
 }
 
 /**
@@ -66,3 +66,10 @@ export function staleGuardsSql(first: number): string {
         AND (s.expires_at IS NULL OR s.expires_at > now()) AND (sv.expires_at IS NULL OR sv.expires_at > now()))
     OR ${principalStateSql('g.principal_type', 'g.principal_id', 'v.org_id')} IS DISTINCT FROM g.principal_state`;
 }
+
+/** The audit writer's precondition for cached secret reads. */
+export const secretReadPrecondition: AppendPrecondition = {
+  columns: 10,
+  staleSql: staleGuardsSql,
+  staleError: () => new StaleReadError(),
+};

@@ -16,7 +16,7 @@ import type { ActionAudit } from '../audit/action-audit.ts';
 import { callerOf } from '../auth/principal.ts';
 import { decryptForAnswer } from './secret-decrypt.ts';
 import { ReadCache, type CachedRead } from './read-cache.ts';
-import { StaleReadError, type ReadGuard } from './read-guard.ts';
+import { StaleReadError, guardValues, type ReadGuard } from './read-guard.ts';
 import { decideSecretAction, authorizeSecretAction } from './secret-access.ts';
 import type { SecretLookup } from './secret-lookup.ts';
 import { countCappedRead } from './secret-repository.ts';
@@ -102,7 +102,7 @@ export class SecretReader {
   }
 
   private recordRead(ctx: ActionContext, c: CachedRead, path: string, guard?: ReadGuard): Promise<void> {
-    return this.d.audit.record(ctx, 'secret.read', { resourceType: 'secret', resourceId: c.secretId, details: { vault_id: c.vaultId, path, version: c.version }, guard });
+    return this.d.audit.record(ctx, 'secret.read', { resourceType: 'secret', resourceId: c.secretId, details: { vault_id: c.vaultId, path, version: c.version }, guard: guard && guardValues(guard) });
   }
 
   private decrypt(c: CachedRead, path: string): Promise<Buffer> {

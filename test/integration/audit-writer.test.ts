@@ -6,7 +6,7 @@ import { hotReads, type HotReads } from '../../db/hot-reads.ts';
 import { AuditWriter } from '../../domain/audit/audit-writer.ts';
 import { chainHash, GENESIS_HASH } from '../../domain/audit/chain-hash.ts';
 import { createLogger } from '../../domain/log.ts';
-import { StaleReadError, type ReadGuard } from '../../domain/secrets/read-guard.ts';
+import { StaleReadError, guardValues, secretReadPrecondition, type ReadGuard } from '../../domain/secrets/read-guard.ts';
 
 const key = createSecretKey(randomBytes(32));
 const log = createLogger('error', 'audit-writer-test');
@@ -14,7 +14,7 @@ const opened: HotReads[] = [];
 const writer = (applicationName = 'audit-writer-test') => {
   const sql = hotReads(process.env.TEST_DATABASE_URL!, 4, applicationName);
   opened.push(sql);
-  return new AuditWriter(sql, key, log);
+  return new AuditWriter(sql, key, log, secretReadPrecondition);
 };
 
 afterAll(async () => {
@@ -118,9 +118,9 @@ test('a record whose read guard is stale is refused and not written; the others 
   const w = writer();
   const outcomes = await Promise.allSettled([
     w.record(event(orgId, 0, 'plain')),
-    w.record({ ...event(orgId, 1, 'fresh'), guard }),
-    w.record({ ...event(orgId, 2, 'stale-secret'), guard: { ...guard, secretXmin: '1' } }),
-    w.record({ ...event(orgId, 3, 'stale-user'), guard: { ...guard, principalState: 'member' } }),
+    w.record({ ...event(orgId, 1, 'fresh'), guard: guardValues(guard) }),
+    w.record({ ...event(orgId, 2, 'stale-secret'), guard: guardValues({ ...guard, secretXmin: '1' }) }),
+    w.record({ ...event(orgId, 3, 'stale-user'), guard: guardValues({ ...guard, principalState: 'member' }) }),
     w.record(event(orgId, 4, 'plain')),
   ]);
   expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
@@ -131,6 +131,6 @@ test('a record whose read guard is stale is refused and not written; the others 
 
   // Once the secret changes, the guard that held a moment ago is stale too.
   await db().query('UPDATE secrets SET updated_at = now() WHERE id = $1', [guard.secretId]);
-  await expect(w.record({ ...event(orgId, 5, 'fresh'), guard })).rejects.toBeInstanceOf(StaleReadError);
+  await expect(w.record({ ...event(orgId, 5, 'fresh'), guard: guardValues(guard) })).rejects.toBeInstanceOf(StaleReadError);
   await assertValidChain(orgId, 3);
 });
