@@ -2,14 +2,20 @@
 // a workflow then removes the data in batches. When the user was the organization's only member,
 // the organization and everything in it go too.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Kms } from '../crypto/kms/kms.ts';
-import { activeHandlesOfOrg } from '../signing-keys/key-handles.ts';
+import type { Kms, SigningKeyRef } from '../crypto/kms/kms.ts';
+
+/**
+ * The KMS references of an organization's agent signing keys, read inside the deleting
+ * transaction (the Intents area's key handles: activities/accounts.ts passes them in, so
+ * accounts need not know where handles are kept).
+ */
+export type OrgSigningKeys = (tx: EntityManager, kms: Kms, orgId: string) => Promise<SigningKeyRef[]>;
 
 const BATCH = 1000;
 const VAULT_BATCH = 20;
 
 /** Deletes one batch; `done` once nothing of the account is left. Safe to repeat. */
-export async function deleteAccountDataBatch(em: EntityManager, kms: Kms, userId: string): Promise<{ done: boolean }> {
+export async function deleteAccountDataBatch(em: EntityManager, kms: Kms, signingKeysOf: OrgSigningKeys, userId: string): Promise<{ done: boolean }> {
   const keysToDestroy: string[] = [];
   const signingKeysToDestroy: string[] = [];
   const result = await em.transactional(async (tx) => {
@@ -38,7 +44,7 @@ export async function deleteAccountDataBatch(em: EntityManager, kms: Kms, userId
       keysToDestroy.push(...jobs.flatMap((j) => [...j.old_key_refs, j.new_key_ref, j.job_key_ref]).filter((r): r is string => r !== null));
       // Agents' signing keys: their rows and handles go with the vaults below (the reserved one holds
       // the handles); the keys themselves (HSM objects with pkcs11) are destroyed after the commit.
-      signingKeysToDestroy.push(...await activeHandlesOfOrg(tx, kms, orgId));
+      signingKeysToDestroy.push(...await signingKeysOf(tx, kms, orgId));
       // A few vaults per batch: each takes its secrets and versions with it (ON DELETE CASCADE),
       // and its key is destroyed in the KMS once this transaction has committed.
       const vaults = await tx.execute<{ id: string; key_ref: string }[]>(
