@@ -1,7 +1,7 @@
-// Activities of the transaction broadcast workflow: thin adapters over domain/transactions/
+// Activities of the transaction broadcast workflow: thin adapters over domain/intents/transactions/
 // broadcaster.ts. The workflow passes a transaction id; the signed bytes are read here, never
 // carried through Temporal history.
-import type { Broadcaster, ReceiptOutcome, SendOutcome } from '../domain/transactions/broadcaster.ts';
+import type { Broadcaster, ReceiptOutcome, SendOutcome } from '../domain/intents/transactions/broadcaster.ts';
 
 export function createTransactionActivities(deps: { broadcaster: Broadcaster }) {
   return {

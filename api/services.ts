@@ -38,10 +38,10 @@ import type { VaultKeyRotationCommands } from '../domain/key-rotation/vault-key-
 import type { CmekCommands } from '../domain/key-rotation/cmek-commands.ts';
 import type { ChainCommands } from '../domain/chains/chain-commands.ts';
 import type { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
-import type { SigningKeyCommands } from '../domain/signing-keys/signing-key-commands.ts';
-import type { SignCommands } from '../domain/intents/sign-commands.ts';
-import type { TransactionCommands } from '../domain/transactions/transaction-commands.ts';
-import type { SimulationCommands } from '../domain/transactions/simulation-commands.ts';
+import type { SigningKeyCommands } from '../domain/intents/signing-keys/signing-key-commands.ts';
+import type { SignCommands } from '../domain/intents/signing/sign-commands.ts';
+import type { TransactionCommands } from '../domain/intents/transactions/transaction-commands.ts';
+import type { SimulationCommands } from '../domain/intents/transactions/simulation-commands.ts';
 import type { BindingCommands } from '../domain/bindings/binding-commands.ts';
 import type { BindingExecutor } from '../domain/bindings/binding-executor.ts';
 

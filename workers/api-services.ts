@@ -13,6 +13,7 @@ import { JwtService } from '../domain/auth/jwt.ts';
 import { ApiKeyService } from '../domain/auth/api-keys.ts';
 import { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import { AuditWriter } from '../domain/audit/audit-writer.ts';
+import { secretReadPrecondition } from '../domain/secrets/read-guard.ts';
 import { ActionAudit } from '../domain/audit/action-audit.ts';
 import { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
 import { MailClient } from '../domain/mail/client.ts';
@@ -61,7 +62,7 @@ import { defaultModel } from '../domain/ai/providers.ts';
 import { createOutboundClient } from '../domain/net/outbound/client.ts';
 import { ChainCommands } from '../domain/chains/chain-commands.ts';
 import { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
-import { SigningKeyCommands } from '../domain/signing-keys/signing-key-commands.ts';
+import { SigningKeyCommands } from '../domain/intents/signing-keys/signing-key-commands.ts';
 import { intentServices, type IntentServices } from './intent-services.ts';
 import { bindingServices } from './binding-services.ts';
 
@@ -84,7 +85,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   await startBus();
   const jwt = new JwtService(config.jwtIssuer, core.jwtWrapKey, revocations);
   await jwt.init(db());
-  const audit = new AuditWriter(hot, core.auditKey, log);
+  const audit = new AuditWriter(hot, core.auditKey, log, secretReadPrecondition);
   const actionAudit = new ActionAudit(audit);
   // The Temporal areas' clients (the only starters of their workflows); the Mailer seals outbox bodies.
   const accounts = new AccountsClient(w.temporal, log);

@@ -7,13 +7,13 @@ import type { Kms } from '../domain/crypto/kms/kms.ts';
 import type { HotReads } from '../db/hot-reads.ts';
 import type { Logger } from '../domain/log.ts';
 import type { ActionAudit } from '../domain/audit/action-audit.ts';
-import { AgentSigner } from '../domain/signing-keys/signer.ts';
+import { AgentSigner } from '../domain/intents/signing-keys/signer.ts';
 import { ChainRpc } from '../domain/chains/chain-rpc.ts';
-import { SignCommands } from '../domain/intents/sign-commands.ts';
-import { RpcSimulationProvider } from '../domain/transactions/simulation/rpc-simulation.ts';
-import { SimulationCommands } from '../domain/transactions/simulation-commands.ts';
-import { TransactionCommands } from '../domain/transactions/transaction-commands.ts';
-import { TransactionsClient } from '../domain/transactions/client.ts';
+import { SignCommands } from '../domain/intents/signing/sign-commands.ts';
+import { RpcSimulationProvider } from '../domain/intents/transactions/simulation/rpc-simulation.ts';
+import { SimulationCommands } from '../domain/intents/transactions/simulation-commands.ts';
+import { TransactionCommands } from '../domain/intents/transactions/transaction-commands.ts';
+import { TransactionsClient } from '../domain/intents/transactions/client.ts';
 
 export type IntentServices = { intents: SignCommands; transactions: TransactionCommands; simulations: SimulationCommands; chainRpc: ChainRpc };
 

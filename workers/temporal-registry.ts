@@ -31,11 +31,11 @@ import { KEY_ROTATION_TASK_QUEUE, KeyRotationClient } from '../domain/key-rotati
 import { openJobsOlderThan } from '../domain/key-rotation/job-repository.ts';
 import { createKeyRotationActivities } from '../activities/key-rotation.ts';
 import type { ChainRpc } from '../domain/chains/chain-rpc.ts';
-import { TRANSACTIONS_TASK_QUEUE, TransactionsClient } from '../domain/transactions/client.ts';
-import { NonceGaps } from '../domain/transactions/nonce-gap.ts';
-import { AgentSigner } from '../domain/signing-keys/signer.ts';
-import { Broadcaster } from '../domain/transactions/broadcaster.ts';
-import { openTransactionsOlderThan } from '../domain/transactions/transaction-repository.ts';
+import { TRANSACTIONS_TASK_QUEUE, TransactionsClient } from '../domain/intents/transactions/client.ts';
+import { NonceGaps } from '../domain/intents/transactions/nonce-gap.ts';
+import { AgentSigner } from '../domain/intents/signing-keys/signer.ts';
+import { Broadcaster } from '../domain/intents/transactions/broadcaster.ts';
+import { openTransactionsOlderThan } from '../domain/intents/transactions/transaction-repository.ts';
 import { createTransactionActivities } from '../activities/transactions.ts';
 
 /** What the worker process hands every area. */

@@ -30,6 +30,7 @@ import { Mailer } from '../domain/mail/mailer.ts';
 import { MailClient } from '../domain/mail/client.ts';
 import { hotReads } from '../db/hot-reads.ts';
 import { AuditWriter } from '../domain/audit/audit-writer.ts';
+import { secretReadPrecondition } from '../domain/secrets/read-guard.ts';
 import { ActionAudit } from '../domain/audit/action-audit.ts';
 import { secretCommands } from './secret-services.ts';
 import { ensureSearchAttributes } from '../domain/temporal/search-attributes.ts';
@@ -72,7 +73,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   // Automation steps act as their agent through the same secret commands as the api (own
   // caches; each read is decided against the database's current rows).
   const hot = hotReads(databaseUrl, 4, 'ocv-worker');
-  const audit = new ActionAudit(new AuditWriter(hot, core.auditKey, log));
+  const audit = new ActionAudit(new AuditWriter(hot, core.auditKey, log, secretReadPrecondition));
   // Runs this process starts (event triggers, the sweeper) start eagerly on its own workers.
   const automations = new AutomationsClient(temporal, new Client({ connection, namespace: config.temporalNamespace, dataConverter }));
   const schedules = new AutomationSchedules(em, temporal, log);

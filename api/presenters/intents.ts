@@ -4,7 +4,7 @@
 // eth_sendRawTransaction) with its hash. Never a key, never the message that was signed.
 import { z } from 'zod';
 import { shape } from './registry.ts';
-import type { SignResult } from '../../domain/intents/sign-commands.ts';
+import type { SignResult } from '../../domain/intents/signing/sign-commands.ts';
 
 const hex = z.string().regex(/^0x[0-9a-f]*$/);
 const hash = z.string().regex(/^0x[0-9a-f]{64}$/);

@@ -4,8 +4,8 @@
 // a private key, and only for POST …/export with the `local` key backend.
 import { z } from 'zod';
 import { shape, timestamp, uuid, isoAlways, isoOrOmit } from './registry.ts';
-import type { SigningKeyRow } from '../../domain/signing-keys/key-repository.ts';
-import type { ExportedSigningKey } from '../../domain/signing-keys/signing-key-commands.ts';
+import type { SigningKeyRow } from '../../domain/intents/signing-keys/key-repository.ts';
+import type { ExportedSigningKey } from '../../domain/intents/signing-keys/signing-key-commands.ts';
 
 const hex = z.string().regex(/^0x[0-9a-f]+$/);
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);

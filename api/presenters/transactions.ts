@@ -5,8 +5,8 @@
 // so they are not spread by default. Status adds `confirmed` to the reference's list (mined with a
 // successful receipt). Never a key.
 import { z } from 'zod';
-import type { TransactionRow } from '../../domain/transactions/transaction-repository.ts';
-import type { StoredSimulation } from '../../domain/transactions/simulation-commands.ts';
+import type { TransactionRow } from '../../domain/intents/transactions/transaction-repository.ts';
+import type { StoredSimulation } from '../../domain/intents/transactions/simulation-commands.ts';
 import { shape, timestamp, uuid, isoAlways, isoOrOmit, omitNull } from './registry.ts';
 
 const hex = z.string().regex(/^0x[0-9a-f]*$/);

@@ -1,5 +1,5 @@
 // Agents' signing keys: one row per key an agent ever had on a chain; the key's KMS handle is a
-// secret version in the reserved vault (migration 0019; domain/signing-keys).
+// secret version in the reserved vault (migration 0019; domain/intents/signing-keys).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './org.ts';
 import { Agent } from './agents.ts';

@@ -1,11 +1,11 @@
 // The Intents API's transactions, the per-agent daily spend counters and simulation answers
-// (migrations 0021, 0024, 0026; domain/transactions).
+// (migrations 0021, 0024, 0026; domain/intents/transactions).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './org.ts';
 import { Agent } from './agents.ts';
 
 // Wei and gas amounts are numeric(78,0) / numeric(20,0) (a uint256 does not fit a bigint): mapped to
-// JS bigint, as domain/transactions reads them.
+// JS bigint, as domain/intents/transactions reads them.
 const wei = () => p.bigint('bigint').columnType('numeric(78,0)');
 const gas = () => p.bigint('bigint').columnType('numeric(20,0)');
 

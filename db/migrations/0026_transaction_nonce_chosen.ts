@@ -1,4 +1,4 @@
-// Whether a transaction's nonce was the request's own (domain/transactions/nonce-gap.ts): the
+// Whether a transaction's nonce was the request's own (domain/intents/transactions/nonce-gap.ts): the
 // service renumbers the transactions it numbered itself when an earlier one is refused, never
 // one whose nonce the agent chose.
 export const name = '0026_transaction_nonce_chosen';

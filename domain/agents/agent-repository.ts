@@ -7,7 +7,7 @@ import { emitEvent } from '../events/outbox.ts';
 import { subjectOf } from '../auth/principal.ts';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import type { Eip712DomainEntry, Eip712Policy } from '../intents/eip712-domains.ts';
+import type { Eip712DomainEntry, Eip712Policy } from './eip712-settings.ts';
 
 export type AgentStatus = 'pending' | 'active' | 'inactive';
 

@@ -8,14 +8,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { decodeFunctionResult, encodeFunctionData, erc20Abi, getAddress, isAddress, parseEther, parseUnits, toHex, type Address, type Hex } from 'viem';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ChainRpc } from '../chains/chain-rpc.ts';
-import type { TransactionCommands } from '../transactions/transaction-commands.ts';
-import type { SimulationCommands, StoredSimulation } from '../transactions/simulation-commands.ts';
-import type { TransactionRow } from '../transactions/transaction-repository.ts';
+import type { TransactionCommands } from '../intents/transactions/transaction-commands.ts';
+import type { SimulationCommands, StoredSimulation } from '../intents/transactions/simulation-commands.ts';
+import type { TransactionRow } from '../intents/transactions/transaction-repository.ts';
 import { NATIVE_TOKEN, SwapQuoteError, type SwapQuote, type SwapQuoteProvider } from '../swaps/quote-provider.ts';
 import { resolveEvmChain } from '../intents/intents-access.ts';
 import { loadAgent } from '../agents/agent-repository.ts';
-import { senderOf } from '../transactions/sender.ts';
-import { chainProblem } from '../transactions/chain-problems.ts';
+import { senderAddress } from '../intents/transactions/sender-address.ts';
+import { chainProblem } from '../intents/transactions/chain-problems.ts';
 import { ChainRpcError } from '../chains/chain-rpc.ts';
 import { authorizeIntents } from '../intents/intents-access.ts';
 import { callerOf } from '../auth/principal.ts';
@@ -62,7 +62,7 @@ export class IntentSteps {
     // Refused before the aggregator hears of the agent: no quote for an agent that may not transact.
     const agent = await loadAgent(em, principal.orgId, principal.id);
     await authorizeIntents(() => em, principal, agent);
-    const taker = await senderOf(em, agent, undefined);
+    const taker = await senderAddress(em, agent, undefined);
     const sellToken = await this.token(String(p.token_in), chain.nativeCurrency, 'token_in');
     const buyToken = await this.token(String(p.token_out), chain.nativeCurrency, 'token_out');
     const sellAmount = await this.sellAmount(chain.chainId, sellToken, p);

@@ -10,7 +10,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { AgentRow } from '../agents/agent-repository.ts';
 import { requireManager } from '../access/roles.ts';
 import { forbidden, invalidField } from '../errors.ts';
-import { classifyChain } from '../signing-keys/signing-chains.ts';
+import { classifyChain } from './signing-keys/signing-chains.ts';
 import { parseChainIdentifier, type ChainKey } from '../chains/chain-fields.ts';
 import { findChain } from '../chains/chain-repository.ts';
 

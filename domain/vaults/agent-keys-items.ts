@@ -1,5 +1,5 @@
 // Items of the organization's reserved `__agent-keys` vault (agent-keys-vault.ts): signing key
-// handles (domain/signing-keys/key-handles.ts) and inline binding credentials
+// handles (domain/intents/signing-keys/key-handles.ts) and inline binding credentials
 // (domain/bindings/credential-store.ts). Each item is one secret, each value one version,
 // envelope-encrypted like any secret (data key under the vault's key, AAD binding organization,
 // vault, path and version); nothing is stored in the clear, returned or logged.

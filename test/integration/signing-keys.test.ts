@@ -12,8 +12,8 @@ import { call, closeDb, db, eventually, joinAsMember, signup, type Account } fro
 import { pgEm } from '../helpers/pg-em.ts';
 import { agentJwt, auditFor, registerAgent, type Agent } from '../helpers/agent-fixtures.ts';
 import { isProblem } from '../helpers/vault-fixtures.ts';
-import { AgentSigner } from '../../domain/signing-keys/signer.ts';
-import { readHandle } from '../../domain/signing-keys/key-handles.ts';
+import { AgentSigner } from '../../domain/intents/signing-keys/signer.ts';
+import { readHandle } from '../../domain/intents/signing-keys/key-handles.ts';
 import { KmsSigningKeyError, type Kms } from '../../domain/crypto/kms/kms.ts';
 import { openLocalKms } from '../../domain/crypto/kms/local.ts';
 import { openPkcs11Kms } from '../../domain/crypto/kms/pkcs11.ts';

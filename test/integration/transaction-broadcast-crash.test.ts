@@ -23,7 +23,7 @@ import { IsolatedStack } from '../helpers/isolated-stack.ts';
 import { activityRetries, historyText } from '../helpers/history-text.ts';
 import { startEvmNode, type EvmNode } from '../helpers/evm-node.ts';
 import { balanceOf, newAddress, nonceOf } from '../helpers/intents-chain.ts';
-import { transactionWorkflowId } from '../../domain/transactions/client.ts';
+import { transactionWorkflowId } from '../../domain/intents/transactions/client.ts';
 
 const SEPOLIA = 11155111;
 /** An event id (a protobuf Long) as a number. */

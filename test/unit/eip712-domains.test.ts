@@ -1,5 +1,6 @@
 // Matching typed-data domains against an agent's EIP-712 allowlist (domain/intents/eip712-domains.ts).
-import { checkEip712Domain, type Eip712DomainEntry, type TypedDomain } from '../../domain/intents/eip712-domains.ts';
+import { checkEip712Domain, type TypedDomain } from '../../domain/intents/signing/eip712-domains.ts';
+import type { Eip712DomainEntry } from '../../domain/agents/eip712-settings.ts';
 import { Problem } from '../../domain/errors.ts';
 
 const SALT = `0x${'Ab'.repeat(32)}`;

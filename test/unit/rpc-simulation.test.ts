@@ -6,9 +6,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeAbiParameters, parseEther, toFunctionSelector, type Address, type Hex } from 'viem';
 import { ChainRpc, ChainUnavailable, type Fees } from '../../domain/chains/chain-rpc.ts';
-import { expectedGasPrice } from '../../domain/transactions/simulation/outcomes.ts';
-import { RpcSimulationProvider } from '../../domain/transactions/simulation/rpc-simulation.ts';
-import type { SimulationRequest } from '../../domain/transactions/simulation/simulation-provider.ts';
+import { expectedGasPrice } from '../../domain/intents/transactions/simulation/outcomes.ts';
+import { RpcSimulationProvider } from '../../domain/intents/transactions/simulation/rpc-simulation.ts';
+import type { SimulationRequest } from '../../domain/intents/transactions/simulation/simulation-provider.ts';
 import { newAddress, placeContract, revertingRuntime } from '../helpers/evm-contracts.ts';
 import { startEvmNode, type EvmNode } from '../helpers/evm-node.ts';
 

@@ -3,7 +3,7 @@
 // KMS; the integration test (agent-sign.test.ts) signs through the real backends.
 import { hexToBigInt, keccak256, parseTransaction, recoverAddress, recoverMessageAddress, recoverTransactionAddress, recoverTypedDataAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, sign } from 'viem/accounts';
-import { digestBytes, prepareIntent, signedIntent, type SignIntentInput } from '../../domain/intents/sign-intents.ts';
+import { digestBytes, prepareIntent, signedIntent, type SignIntentInput } from '../../domain/intents/signing/sign-intents.ts';
 import { signIntentBody } from '../../api/routes/agents/sign-schema.ts';
 import { Problem } from '../../domain/errors.ts';
 

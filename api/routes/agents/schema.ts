@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { idParam, timestampField, emailField } from '../../input/fields.ts';
 import { compileGlob } from '../../../domain/paths/glob.ts';
 import { agentGuardrailsSchema } from '../../../domain/bindings/binding-config.ts';
-import { EIP712_POLICIES, ENTRY_FIELDS } from '../../../domain/intents/eip712-domains.ts';
+import { EIP712_POLICIES, ENTRY_FIELDS } from '../../../domain/agents/eip712-settings.ts';
 import { address as evmAddress } from './evm-fields.ts';
 
 const name = z.string().trim().min(1).max(255);

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Address, Hex } from 'viem';
 import { MAX_UINT64, address, chain, hexBytes, nonce, opt, quantity, value, wei } from './evm-fields.ts';
 import { idParam } from '../../input/fields.ts';
-import { INTENT_TYPES, type SignIntentInput } from '../../../domain/intents/sign-intents.ts';
+import { INTENT_TYPES, type SignIntentInput } from '../../../domain/intents/signing/sign-intents.ts';
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 

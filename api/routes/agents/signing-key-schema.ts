@@ -1,5 +1,5 @@
 // Input schemas of the signing key routes. `chain` is checked for shape here; which chains exist
-// and which key they map to is the domain's (domain/signing-keys/signing-chains.ts), which
+// and which key they map to is the domain's (domain/intents/signing-keys/signing-chains.ts), which
 // answers 400 naming `chain` for a chain that is unknown or not available yet.
 import { z } from 'zod';
 import { idParam } from '../../input/fields.ts';

@@ -6,7 +6,7 @@
 // sent, so on these EVM routes they are refused by name rather than silently dropped.
 import { z } from 'zod';
 import { idParam } from '../../input/fields.ts';
-import type { TransactionRequest } from '../../../domain/transactions/transaction-request.ts';
+import type { TransactionRequest } from '../../../domain/intents/transactions/transaction-request.ts';
 import { MAX_UINT64, address, chain, hexBytes, nonce, opt, quantity, value, wei } from './evm-fields.ts';
 
 /** ETH as text, or as a JSON number written without an exponent. */

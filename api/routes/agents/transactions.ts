@@ -1,10 +1,10 @@
 // The Intents API's transaction routes (spec §4.9; reference submitTransaction, signTransaction,
 // listTransactions, getTransaction, simulateTransaction, simulateBundle). The agent itself (token
 // with the intents_api_enabled claim) or an owner or admin of its organization, while the agent's
-// Intents API is on; the rules are the domain's (domain/transactions/).
+// Intents API is on; the rules are the domain's (domain/intents/transactions/).
 import { route } from '../../route.ts';
 import { idempotencyKeyOf } from '../../input/idempotency-key.ts';
-import { MAX_IDEMPOTENCY_KEY } from '../../../domain/transactions/transaction-commands.ts';
+import { MAX_IDEMPOTENCY_KEY } from '../../../domain/intents/transactions/transaction-commands.ts';
 import {
   SignedTransactionSchema, SimulationBundleSchema, SimulationSchema, TransactionListSchema, TransactionSchema,
   presentSignedTransaction, presentSimulation, presentTransaction,

@@ -10,9 +10,9 @@
 // destroySigningKey only refuses it in this process, so erasing the stored handle is what makes a
 // retired key unable to sign again, on every replica and after a restart.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Kms, SigningKeyRef } from '../crypto/kms/kms.ts';
-import type { AgentKeysVault } from '../vaults/agent-keys-vault.ts';
-import { readItem, storeItem, type ItemLocation } from '../vaults/agent-keys-items.ts';
+import type { Kms, SigningKeyRef } from '../../crypto/kms/kms.ts';
+import type { AgentKeysVault } from '../../vaults/agent-keys-vault.ts';
+import { readItem, storeItem, type ItemLocation } from '../../vaults/agent-keys-items.ts';
 import { activeKeysOfOrg, handleOf } from './key-repository.ts';
 
 /** The reference's default key path of an agent's key on a chain. */

@@ -6,9 +6,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { toHex } from 'viem';
-import { assertDigest, KmsSigningKeyError, type Kms, type SigningKeyRef } from '../crypto/kms/kms.ts';
-import { loadAgent, type AgentRow } from '../agents/agent-repository.ts';
-import { Problem, forbidden } from '../errors.ts';
+import { assertDigest, KmsSigningKeyError, type Kms, type SigningKeyRef } from '../../crypto/kms/kms.ts';
+import { loadAgent, type AgentRow } from '../../agents/agent-repository.ts';
+import { Problem, forbidden } from '../../errors.ts';
 import { resolveSigningChain, type SigningChain } from './signing-chains.ts';
 import { readHandle } from './key-handles.ts';
 import { activeSigningKey, handleOf, type SigningKeyRow } from './key-repository.ts';

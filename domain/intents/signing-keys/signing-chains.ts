@@ -4,9 +4,9 @@
 // chains of the spec (bitcoin, solana, xrp, cardano, tron) come in a later issue and are refused
 // with a 400 that says so; a name that is neither is a 400 too.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { invalidField } from '../errors.ts';
-import { parseChainIdentifier } from '../chains/chain-fields.ts';
-import { findChain } from '../chains/chain-repository.ts';
+import { invalidField } from '../../errors.ts';
+import { parseChainIdentifier } from '../../chains/chain-fields.ts';
+import { findChain } from '../../chains/chain-repository.ts';
 
 /** The key families a signing key can belong to; only `ethereum` is provisioned today. */
 export type SigningChain = 'ethereum';

@@ -6,18 +6,11 @@
 // {verifyingContract, chainId} pins one contract on one chain; {name} trusts an application's
 // name wherever it is deployed. Compared normalized: chainId as a number, the address and salt in
 // lower case. Raw digests (eip712_digest) carry no domain: raw_signing_enabled alone governs them.
-import { forbidden } from '../errors.ts';
-
-export const EIP712_POLICIES = ['allow', 'deny'] as const;
-export type Eip712Policy = (typeof EIP712_POLICIES)[number];
-
-/** An allowlist entry as stored (validated on the way in by the route's schema). */
-export type Eip712DomainEntry = { name?: string; version?: string; chainId?: number | string; verifyingContract?: string; salt?: string };
+import { forbidden } from '../../errors.ts';
+import { ENTRY_FIELDS, type Eip712DomainEntry, type Eip712Policy } from '../../agents/eip712-settings.ts';
 
 /** A typed-data domain, normalized (typed-data.ts). */
 export type TypedDomain = { name?: string; version?: string; chainId?: bigint; verifyingContract?: string; salt?: string };
-
-export const ENTRY_FIELDS = ['name', 'version', 'chainId', 'verifyingContract', 'salt'] as const;
 
 function matches(entry: Eip712DomainEntry, domain: TypedDomain): boolean {
   if (entry.name !== undefined && entry.name !== domain.name) return false;

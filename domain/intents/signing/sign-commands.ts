@@ -11,17 +11,17 @@
 // Every signature is audited (`agent.sign`: intent, chain, the hashes; never a key, never the
 // message) before it is returned; a transaction also emits `agent.transaction.signed`.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ActionContext } from '../audit/action-context.ts';
-import type { ActionAudit } from '../audit/action-audit.ts';
+import type { ActionContext } from '../../audit/action-context.ts';
+import type { ActionAudit } from '../../audit/action-audit.ts';
 import type { AgentSigner } from '../signing-keys/signer.ts';
-import { callerOf, subjectOf } from '../auth/principal.ts';
-import type { AgentRow } from '../agents/agent-repository.ts';
-import type { HotReads } from '../../db/hot-reads.ts';
+import { callerOf, subjectOf } from '../../auth/principal.ts';
+import type { AgentRow } from '../../agents/agent-repository.ts';
+import type { HotReads } from '../../../db/hot-reads.ts';
 import { signingAgent } from './signing-agent.ts';
-import { emitEventAlone } from '../events/outbox.ts';
-import { forbidden } from '../errors.ts';
-import { HOW_TO_ENABLE, authorizeIntents, chainKeyOf, evmChainOf } from './intents-access.ts';
-import { checkSigningKeyPath } from '../transactions/sender.ts';
+import { emitEventAlone } from '../../events/outbox.ts';
+import { forbidden } from '../../errors.ts';
+import { HOW_TO_ENABLE, authorizeIntents, chainKeyOf, evmChainOf } from '../intents-access.ts';
+import { checkSigningKeyPath } from '../transactions/sender-address.ts';
 import { checkEip712Domain } from './eip712-domains.ts';
 import { digestBytes, prepareIntent, signedIntent, type PreparedIntent, type SignIntentInput, type SignedIntent } from './sign-intents.ts';
 

@@ -8,10 +8,10 @@
 //                   allowed only with the agent's raw_signing_enabled, decided by the command).
 //   transaction     EIP-2718 types 0 to 4 (evm-transaction.ts): keccak256 of the unsigned serialization.
 import { hashMessage, serializeSignature, toHex, type Hex, type SignableMessage } from 'viem';
-import { invalidField } from '../errors.ts';
+import { invalidField } from '../../errors.ts';
 import { typedData } from './typed-data.ts';
 import type { TypedDomain } from './eip712-domains.ts';
-import { buildTransaction, signedTransaction, type TransactionFields, type TxType, type UnsignedTransaction } from './evm-transaction.ts';
+import { buildTransaction, signedTransaction, type TransactionFields, type TxType, type UnsignedTransaction } from '../evm-transaction.ts';
 
 /** The intents as the reference names them; the route maps the alias `digest` to `eip712_digest`. */
 export const INTENT_TYPES = ['personal_sign', 'typed_data', 'eip712_digest', 'transaction'] as const;

@@ -4,13 +4,13 @@
 // serves a later request from a cached copy (SigningAgentCache) checks them in the statement that
 // records its action, so a key rotated, an agent switched off or a chain disabled elsewhere counts
 // exactly as if the rows had been read again.
-import type { HotReads } from '../../db/hot-reads.ts';
-import { AGENT_COLUMNS, type AgentRow } from '../agents/agent-repository.ts';
+import type { HotReads } from '../../../db/hot-reads.ts';
+import { AGENT_COLUMNS, type AgentRow } from '../../agents/agent-repository.ts';
 import { SIGNING_KEY_COLUMNS, type SigningKeyRow } from '../signing-keys/key-repository.ts';
-import { notFound } from '../errors.ts';
-import type { ChainKey } from '../chains/chain-fields.ts';
-import type { ChainFacts } from './intents-access.ts';
-import { isUuid } from '../ids.ts';
+import { notFound } from '../../errors.ts';
+import type { ChainKey } from '../../chains/chain-fields.ts';
+import type { ChainFacts } from '../intents-access.ts';
+import { isUuid } from '../../ids.ts';
 
 /** The row versions a cached SigningAgent relied on, for the recording statement to compare. */
 export type SigningAgentGuard = { agentId: string; agentXmin: string; keyId: string; keyXmin: string; chainName: string; chainXmin: string };

@@ -5,7 +5,7 @@
 // as decimal or 0x-hex text (wallets send large ones as text) and are hashed as what they say.
 // Pure: no database, no key.
 import { getTypesForEIP712Domain, hashTypedData, isAddress, type Hex, type TypedDataDomain } from 'viem';
-import { invalidField } from '../errors.ts';
+import { invalidField } from '../../errors.ts';
 import type { TypedDomain } from './eip712-domains.ts';
 
 type Field = { name: string; type: string };

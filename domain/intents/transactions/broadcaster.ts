@@ -12,8 +12,8 @@
 //   receipt: broadcast → confirmed, or failed when mined but reverted.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Hex } from 'viem';
-import { ChainRpcError, isAlreadyKnown, isPermanentRejection, type ChainRpc } from '../chains/chain-rpc.ts';
-import { emitEvent } from '../events/outbox.ts';
+import { ChainRpcError, isAlreadyKnown, isPermanentRejection, type ChainRpc } from '../../chains/chain-rpc.ts';
+import { emitEvent } from '../../events/outbox.ts';
 import { endTransactionWithoutEffect } from './transaction-ending.ts';
 import { SenderQueue } from './nonce.ts';
 import type { NonceGaps } from './nonce-gap.ts';

@@ -2,8 +2,8 @@
 // reached (or answers garbage) is the service's trouble, 503 with Retry-After; a node that refuses
 // to estimate or simulate the transaction (it would revert, the sender lacks funds) is about the
 // transaction, 422 with the node's own words. Anything else passes unchanged.
-import { ChainRpcError, ChainUnavailable } from '../chains/chain-rpc.ts';
-import { Problem } from '../errors.ts';
+import { ChainRpcError, ChainUnavailable } from '../../chains/chain-rpc.ts';
+import { Problem } from '../../errors.ts';
 
 export function chainProblem(e: unknown): unknown {
   if (e instanceof ChainUnavailable) {

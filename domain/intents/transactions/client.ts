@@ -3,10 +3,10 @@
 // a repeated start (the api after signing, the sweeper after a crash) never runs a second one.
 // Its only argument is the id: the signed bytes are read from Postgres by the activities.
 import type { Client } from '@temporalio/client';
-import type { transactionBroadcastWorkflow } from '../../workflows/transactions/transaction-broadcast.ts';
-import type { Logger } from '../log.ts';
-import { startOrLeaveToSweeper } from '../temporal/start-workflow.ts';
-import { VaultAgentId, VaultOrgId } from '../temporal/search-attribute-keys.ts';
+import type { transactionBroadcastWorkflow } from '../../../workflows/transactions/transaction-broadcast.ts';
+import type { Logger } from '../../log.ts';
+import { startOrLeaveToSweeper } from '../../temporal/start-workflow.ts';
+import { VaultAgentId, VaultOrgId } from '../../temporal/search-attribute-keys.ts';
 
 export const TRANSACTIONS_TASK_QUEUE = 'vault-transactions';
 

@@ -12,8 +12,8 @@
 // Only the value sent counts towards the spend, not gas (which the chain decides).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatEther, parseEther } from 'viem';
-import type { AgentRow } from '../agents/agent-repository.ts';
-import { Problem } from '../errors.ts';
+import type { AgentRow } from '../../agents/agent-repository.ts';
+import { Problem } from '../../errors.ts';
 
 export type GuardrailName = 'tx_allowed_chains' | 'tx_to_allowlist' | 'tx_max_value_eth' | 'tx_daily_limit_eth' | 'tx_max_per_day';
 

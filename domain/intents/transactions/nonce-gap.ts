@@ -10,12 +10,12 @@
 // does not number a new transaction while the gap is being closed.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address, Hex } from 'viem';
-import type { ChainRpc } from '../chains/chain-rpc.ts';
+import type { ChainRpc } from '../../chains/chain-rpc.ts';
 import type { AgentSigner } from '../signing-keys/signer.ts';
-import type { TransactionFields } from '../intents/evm-transaction.ts';
-import { buildTransaction, signedTransaction } from '../intents/evm-transaction.ts';
-import { digestBytes } from '../intents/sign-intents.ts';
-import { loadAgent } from '../agents/agent-repository.ts';
+import type { TransactionFields } from '../evm-transaction.ts';
+import { buildTransaction, signedTransaction } from '../evm-transaction.ts';
+import { digestBytes } from '../signing/sign-intents.ts';
+import { loadAgent } from '../../agents/agent-repository.ts';
 import { endTransactionWithoutEffect } from './transaction-ending.ts';
 import { lockSender, noteWaiting, renumberTransaction, unsentOfSender, type TransactionRow } from './transaction-repository.ts';
 

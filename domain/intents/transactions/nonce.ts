@@ -10,7 +10,7 @@
 // A sign-only transaction does not count afterwards (we never learn whether the caller sent it).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address } from 'viem';
-import type { ChainEndpoint, ChainRpc } from '../chains/chain-rpc.ts';
+import type { ChainEndpoint, ChainRpc } from '../../chains/chain-rpc.ts';
 import { highestOpenNonce, lockSender } from './transaction-repository.ts';
 
 const senderKey = (chainId: number, from: string) => `tx-nonce:${chainId}:${from.toLowerCase()}`;

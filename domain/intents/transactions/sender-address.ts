@@ -2,12 +2,12 @@
 // EVM chain). The reference's signing_key_path may only name that key.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address } from 'viem';
-import type { AgentRow } from '../agents/agent-repository.ts';
-import { Problem, invalidField } from '../errors.ts';
+import type { AgentRow } from '../../agents/agent-repository.ts';
+import { Problem, invalidField } from '../../errors.ts';
 import { handlePath } from '../signing-keys/key-handles.ts';
 import { activeSigningKey } from '../signing-keys/key-repository.ts';
 
-export async function senderOf(em: EntityManager, agent: AgentRow, signingKeyPath: string | undefined): Promise<Address> {
+export async function senderAddress(em: EntityManager, agent: AgentRow, signingKeyPath: string | undefined): Promise<Address> {
   checkSigningKeyPath(agent.id, signingKeyPath);
   const key = await activeSigningKey(em, agent.org_id, agent.id, 'ethereum');
   if (!key) throw new Problem(404, 'The agent has no active ethereum signing key (POST /v1/agents/{agent_id}/signing-keys {"chain":"ethereum"})');

@@ -6,14 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address, Hex } from 'viem';
-import type { ActionContext } from '../audit/action-context.ts';
-import type { AgentRow } from '../agents/agent-repository.ts';
+import type { ActionContext } from '../../audit/action-context.ts';
+import type { AgentRow } from '../../agents/agent-repository.ts';
 import type { SimulationProvider, SimulationRequest, SimulationResult } from './simulation/simulation-provider.ts';
-import { callerOf } from '../auth/principal.ts';
-import { loadAgent } from '../agents/agent-repository.ts';
-import { authorizeIntents, resolveEvmChain, type EvmChain } from '../intents/intents-access.ts';
-import { invalidField } from '../errors.ts';
-import { senderOf } from './sender.ts';
+import { callerOf } from '../../auth/principal.ts';
+import { loadAgent } from '../../agents/agent-repository.ts';
+import { authorizeIntents, resolveEvmChain, type EvmChain } from '../intents-access.ts';
+import { invalidField } from '../../errors.ts';
+import { senderAddress } from './sender-address.ts';
 import { insertSimulation } from './simulation-repository.ts';
 import { withChainProblems } from './chain-problems.ts';
 
@@ -64,7 +64,7 @@ export class SimulationCommands {
         throw invalidField(`transactions.${i}.chain`, 'must be the chain of the first transaction: a bundle runs on one chain');
       }
     }
-    const from = await senderOf(em, agent, inputs[0]!.signingKeyPath);
+    const from = await senderAddress(em, agent, inputs[0]!.signingKeyPath);
     return { agent, chain, from };
   }
 

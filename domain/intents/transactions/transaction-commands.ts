@@ -20,26 +20,26 @@
 import { randomUUID } from 'node:crypto';
 import { formatEther, type Address } from 'viem';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ActionContext } from '../audit/action-context.ts';
-import type { ActionAudit } from '../audit/action-audit.ts';
+import type { ActionContext } from '../../audit/action-context.ts';
+import type { ActionAudit } from '../../audit/action-audit.ts';
 import { SigningKeyRetired, type ActiveKey, type AgentSigner } from '../signing-keys/signer.ts';
-import type { ChainRpc } from '../chains/chain-rpc.ts';
+import type { ChainRpc } from '../../chains/chain-rpc.ts';
 import type { TransactionsClient } from './client.ts';
 import type { SimulationCommands, StoredSimulation } from './simulation-commands.ts';
-import { callerOf, subjectOf, type Principal } from '../auth/principal.ts';
-import { loadAgent, type AgentRow } from '../agents/agent-repository.ts';
-import type { HotReads } from '../../db/hot-reads.ts';
-import { SigningAgentCache, signingAgent, type SigningAgent, type SigningAgentGuard } from '../intents/signing-agent.ts';
-import { Problem, conflict, invalidField, notFound } from '../errors.ts';
-import { isUuid } from '../ids.ts';
-import { authorizeIntents, chainKeyOf, evmChainOf, type EvmChain } from '../intents/intents-access.ts';
-import { buildTransaction, signedTransaction } from '../intents/evm-transaction.ts';
-import { digestBytes } from '../intents/sign-intents.ts';
+import { callerOf, subjectOf, type Principal } from '../../auth/principal.ts';
+import { loadAgent, type AgentRow } from '../../agents/agent-repository.ts';
+import type { HotReads } from '../../../db/hot-reads.ts';
+import { SigningAgentCache, signingAgent, type SigningAgent, type SigningAgentGuard } from '../signing/signing-agent.ts';
+import { Problem, conflict, invalidField, notFound } from '../../errors.ts';
+import { isUuid } from '../../ids.ts';
+import { authorizeIntents, chainKeyOf, evmChainOf, type EvmChain } from '../intents-access.ts';
+import { buildTransaction, signedTransaction } from '../evm-transaction.ts';
+import { digestBytes } from '../signing/sign-intents.ts';
 import { checkStaticGuardrails, dailyCapsOf, dailyRefusal } from './guardrails.ts';
 import { SenderQueue, allocateNonce } from './nonce.ts';
 import { chainProblem, withChainProblems } from './chain-problems.ts';
-import { wakeOutbox } from '../events/outbox.ts';
-import { checkSigningKeyPath } from './sender.ts';
+import { wakeOutbox } from '../../events/outbox.ts';
+import { checkSigningKeyPath } from './sender-address.ts';
 import {
   findByIdempotencyKey, inTransaction, insertTransaction, listTransactions, loadTransaction, lockIdempotencyKey, onHotPool, pendingSpendOf,
   recordSignedTransaction, releaseStaleIdempotencyKey, type StatementRunner, type TransactionRow,

@@ -2,8 +2,8 @@
 // broadcast activities and the sweeper need. Status moves only through guarded UPDATEs
 // (`… WHERE status = 'signed'`), so a repeated activity or a second sweeper changes nothing twice.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { positional, type HotReads } from '../../db/hot-reads.ts';
-import type { SigningAgentGuard } from '../intents/signing-agent.ts';
+import { positional, type HotReads } from '../../../db/hot-reads.ts';
+import type { SigningAgentGuard } from '../signing/signing-agent.ts';
 
 export type TransactionStatus = 'pending' | 'signed' | 'sign_only' | 'broadcast' | 'confirmed' | 'failed' | 'simulation_failed';
 

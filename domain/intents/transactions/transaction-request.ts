@@ -6,7 +6,7 @@
 // without a base fee). Sending gas_price asks for a legacy (type 0) transaction.
 import { createHash } from 'node:crypto';
 import type { Address, Hex } from 'viem';
-import type { TransactionFields } from '../intents/evm-transaction.ts';
+import type { TransactionFields } from '../evm-transaction.ts';
 
 export type TransactionRequest = {
   chain: string | number;

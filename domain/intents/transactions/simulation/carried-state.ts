@@ -2,8 +2,8 @@
 // overrides when the node has no eth_simulateV1. Reads fall through to the chain for accounts no
 // earlier transaction touched.
 import type { Address, Hex } from 'viem';
-import type { ChainRpc } from '../../chains/chain-rpc.ts';
-import { toQuantity } from '../../chains/rpc-hex.ts';
+import type { ChainRpc } from '../../../chains/chain-rpc.ts';
+import { toQuantity } from '../../../chains/rpc-hex.ts';
 import { codeAt, type AccountState, type StateOverride } from './node-calls.ts';
 
 export class CarriedState {

@@ -3,8 +3,8 @@
 // them a node offers. Nodes differ: EDR (Hardhat) has no eth_simulateV1, takes overrides in
 // eth_call but not in eth_estimateGas, and ignores stateOverrides in debug_traceCall silently.
 import type { Address, Hex } from 'viem';
-import { callObject, ChainRpcError, ChainUnavailable, txGasCapOf, type CallArgs, type ChainRpc } from '../../chains/chain-rpc.ts';
-import { MalformedAnswer, readData, readQuantity, toQuantity } from '../../chains/rpc-hex.ts';
+import { callObject, ChainRpcError, ChainUnavailable, txGasCapOf, type CallArgs, type ChainRpc } from '../../../chains/chain-rpc.ts';
+import { MalformedAnswer, readData, readQuantity, toQuantity } from '../../../chains/rpc-hex.ts';
 
 export type StateOverride = Record<string, { balance?: Hex; nonce?: Hex; code?: Hex; stateDiff?: Record<string, Hex> }>;
 

@@ -1,7 +1,7 @@
 // How simulation results are worded, shared by both ways of simulating (call by call, or one
 // eth_simulateV1 bundle): revert decoding, error codes, the sender's funds check and balance changes.
 import { decodeAbiParameters, getAddress, type Address, type Hex } from 'viem';
-import type { Fees } from '../../chains/chain-rpc.ts';
+import type { Fees } from '../../../chains/chain-rpc.ts';
 import type { BalanceChange, SimulationResult } from './simulation-provider.ts';
 
 const ERROR_SELECTOR = '0x08c379a0'; // Error(string)

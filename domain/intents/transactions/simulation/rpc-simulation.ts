@@ -3,7 +3,7 @@
 // (simulate-v1.ts), else call by call with each transaction's effects carried to the next as state
 // overrides. What a node offers is learnt on first use and remembered per chain for a while (an
 // operator may point the chain at another node). An unreachable node throws ChainUnavailable.
-import type { ChainRpc } from '../../chains/chain-rpc.ts';
+import type { ChainRpc } from '../../../chains/chain-rpc.ts';
 import { traceHonoursOverrides } from './node-calls.ts';
 import { simulateInSequence, type Capabilities, type SimContext } from './sequential.ts';
 import { simulateWithV1 } from './simulate-v1.ts';

@@ -6,7 +6,7 @@
 // state overrides. They are known exactly only from a trace the node ran on the carried state, or
 // by arithmetic for a plain transfer to an account without code; when neither holds (a contract
 // call on EDR, say), the rest of the bundle is reported as not simulated, never as success.
-import { ChainRpcError, type CallArgs, type ChainRpc, type Fees } from '../../chains/chain-rpc.ts';
+import { ChainRpcError, type CallArgs, type ChainRpc, type Fees } from '../../../chains/chain-rpc.ts';
 import { CarriedState } from './carried-state.ts';
 import { ethCall, estimateGas, isUnsupported, traceDiff, type PrestateDiff, type StateOverride } from './node-calls.ts';
 import {

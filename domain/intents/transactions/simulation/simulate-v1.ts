@@ -4,8 +4,8 @@
 // every native transfer, top-level and internal, as a log of 0xeeee…eeee, from which the balance
 // changes follow; the gas at the expected price is charged by this code, as in the call-by-call path.
 import type { Address, Hex } from 'viem';
-import { ChainRpcError } from '../../chains/chain-rpc.ts';
-import { isHexData, MalformedAnswer, readData, readQuantity, toQuantity } from '../../chains/rpc-hex.ts';
+import { ChainRpcError } from '../../../chains/chain-rpc.ts';
+import { isHexData, MalformedAnswer, readData, readQuantity, toQuantity } from '../../../chains/rpc-hex.ts';
 import { isUnsupported } from './node-calls.ts';
 import {
   balanceChanges, errorResult, expectedGasPrice, fundsProblem, notSimulated, revertedResult, simulationErrorCode, successResult,
