@@ -1,0 +1,14 @@
+// The typed query builder every repository uses for statements the EntityManager cannot say
+// simply (conditional, joined, bulk): MikroORM's Kysely, typed from the entities (db/entities),
+// bound to the EntityManager's current transaction (em.transactional), with values converted to
+// the entities' types both ways (timestamptz as Date, int8 as number, numeric wei as bigint).
+// A cap or a compare-and-swap stays one atomic statement, and the compiler checks its columns.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Kysely } from 'kysely';
+import type { Database } from './entities/index.ts';
+
+export type Query = Kysely<Database>;
+
+export function query(em: EntityManager): Query {
+  return em.getKysely<Database>({ convertValues: true });
+}
