@@ -15,6 +15,9 @@ import { createScheduledRun, type ScheduledRunStart } from '../domain/automation
 import { createApprovalOnce, applyDecision, applyExpiry, expireRunApprovals, findSameDecision } from '../domain/approvals/approval-events.ts';
 import { derivedUuid } from '../domain/ids.ts';
 import { findApprovalById } from '../domain/approvals/approval-repository.ts';
+import type { TemporalArea } from './temporal-area.ts';
+import { AUTOMATIONS_TASK_QUEUE } from '../domain/automations/client.ts';
+import { openRunsBetween } from '../domain/automations/run-repository.ts';
 
 export type AutomationActivityDeps = {
   em: () => EntityManager;
@@ -105,3 +108,26 @@ function outcomeOf(row: { id: string; status: string; decided_by: string | null;
 }
 
 export type AutomationActivities = ReturnType<typeof createAutomationActivities>;
+
+/** A run still `running` this long after its start cannot have a workflow (its time-out ended it). */
+const OPEN_RUN_HORIZON_SECONDS = 3600;
+
+export const automationsArea: TemporalArea = {
+  taskQueue: AUTOMATIONS_TASK_QUEUE,
+  // Each run is a workflow of its own, and the SDK's sandbox costs a few ms of CPU per run.
+  workflowThreads: 2,
+  activities: (d) => createAutomationActivities({
+    em: d.em, steps: d.automationSteps, schedules: d.schedules, log: d.log, runTimeoutSeconds: d.runTimeoutSeconds,
+  }),
+  // Runs whose start failed at trigger time (a no-op for runs whose workflow exists), and
+  // schedules behind their automation's row.
+  async redrive(d, olderThan) {
+    for (const r of await openRunsBetween(d.em(), olderThan, OPEN_RUN_HORIZON_SECONDS)) {
+      await d.automations.startRun({
+        runId: r.id, orgId: r.org_id, automationId: r.automation_id, agentId: r.agent_id, triggerType: r.trigger_source,
+        automationName: r.name, timeoutSeconds: d.runTimeoutSeconds,
+      }, { workflowSpec: r.workflow_spec, context: r.context });
+    }
+    await d.schedules.reconcile({ orphans: false });
+  },
+};

@@ -7,6 +7,9 @@ import type { Kms } from '../domain/crypto/kms/kms.ts';
 import { RewrapError, VaultKeyRewrap } from '../domain/key-rotation/vault-key-rewrap.ts';
 import { CmekReencrypt } from '../domain/key-rotation/cmek-reencrypt.ts';
 import { lockJob, markFailed } from '../domain/key-rotation/job-repository.ts';
+import type { TemporalArea } from './temporal-area.ts';
+import { KEY_ROTATION_TASK_QUEUE, KeyRotationClient } from '../domain/key-rotation/client.ts';
+import { openJobsOlderThan } from '../domain/key-rotation/job-repository.ts';
 
 /** Runs a batch; a RewrapError becomes a non-retryable failure carrying its message. */
 async function nonRetryableOnRewrapError<T>(work: () => Promise<T>): Promise<T> {
@@ -35,3 +38,15 @@ export function createKeyRotationActivities(deps: { em: () => EntityManager; kms
   };
 }
 export type KeyRotationActivities = ReturnType<typeof createKeyRotationActivities>;
+
+export const keyRotationArea: TemporalArea = {
+  taskQueue: KEY_ROTATION_TASK_QUEUE,
+  activities: (d) => createKeyRotationActivities({ em: d.em, kms: d.kms }),
+  // Jobs whose workflow could not be started at request time (a no-op for running ones).
+  async redrive(d, olderThan) {
+    const client = new KeyRotationClient(d.temporal, d.log);
+    for (const j of await openJobsOlderThan(d.em(), olderThan)) {
+      await (j.kind === 'cmek' ? client.startCmekRotation(j.id) : client.startVaultKeyRotation(j.id));
+    }
+  },
+};

@@ -3,6 +3,9 @@
 import type { KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { deliverOutboxMail, markMailFailed, type MailTransport } from '../domain/mail/deliver.ts';
+import type { TemporalArea } from './temporal-area.ts';
+import { MAIL_TASK_QUEUE, MailClient } from '../domain/mail/client.ts';
+import { pendingMailIds } from '../domain/mail/outbox.ts';
 
 export type MailActivityDeps = { em: () => EntityManager; transport: MailTransport; mailKey: KeyObject };
 
@@ -17,3 +20,12 @@ export function createMailActivities(deps: MailActivityDeps) {
   };
 }
 export type MailActivities = ReturnType<typeof createMailActivities>;
+
+export const mailArea: TemporalArea = {
+  taskQueue: MAIL_TASK_QUEUE,
+  activities: (d) => createMailActivities(d),
+  async redrive(d, olderThan) {
+    const client = new MailClient(d.temporal, d.log);
+    for (const id of await pendingMailIds(d.em(), olderThan)) await client.startDelivery(id);
+  },
+};

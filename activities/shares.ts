@@ -4,9 +4,13 @@
 // notified (Mailer.transaction): both commit, or neither. It names the share by its link prefix
 // only: never the link (a capability) and never the value.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Mailer } from '../domain/mail/mailer.ts';
 import type { OutgoingMail } from '../domain/mail/outbox.ts';
 import { digestFacts, takeUnnotifiedAccesses, type DigestFacts, type ShareAccess } from '../domain/shares/access-notices.ts';
+import type { TemporalArea } from './temporal-area.ts';
+import { SHARES_TASK_QUEUE, SharesClient } from '../domain/shares/client.ts';
+import { sharesWithUnnotifiedAccesses } from '../domain/shares/access-notices.ts';
+import { Mailer } from '../domain/mail/mailer.ts';
+import { MailClient } from '../domain/mail/client.ts';
 
 export type ShareActivityDeps = { em: () => EntityManager; mailer: Pick<Mailer, 'transaction'> };
 
@@ -50,3 +54,16 @@ export function createShareActivities(deps: ShareActivityDeps) {
   };
 }
 export type ShareActivities = ReturnType<typeof createShareActivities>;
+
+export const sharesArea: TemporalArea = {
+  taskQueue: SHARES_TASK_QUEUE,
+  activities: (d) => createShareActivities({ em: d.em, mailer: new Mailer(new MailClient(d.temporal, d.log), d.mailKey) }),
+  // Opens whose digest could not be started, or that came as a digest was closing. A running
+  // digest takes its opens within one window, so only rows older than that are re-driven.
+  async redrive(d, olderThan) {
+    const client = new SharesClient(d.temporal, d.log);
+    for (const id of await sharesWithUnnotifiedAccesses(d.em(), olderThan + d.shareAccessMailWindowSeconds)) {
+      await client.startAccessDigest(id, d.shareAccessMailWindowSeconds);
+    }
+  },
+};

@@ -1,7 +1,12 @@
 // Activities of the transaction broadcast workflow: thin adapters over domain/intents/transactions/
 // broadcaster.ts. The workflow passes a transaction id; the signed bytes are read here, never
 // carried through Temporal history.
-import type { Broadcaster, ReceiptOutcome, SendOutcome } from '../domain/intents/transactions/broadcaster.ts';
+import { Broadcaster, type ReceiptOutcome, type SendOutcome } from '../domain/intents/transactions/broadcaster.ts';
+import type { TemporalArea } from './temporal-area.ts';
+import { TRANSACTIONS_TASK_QUEUE, TransactionsClient } from '../domain/intents/transactions/client.ts';
+import { NonceGaps } from '../domain/intents/transactions/nonce-gap.ts';
+import { AgentSigner } from '../domain/intents/signing-keys/signer.ts';
+import { openTransactionsOlderThan } from '../domain/intents/transactions/transaction-repository.ts';
 
 export function createTransactionActivities(deps: { broadcaster: Broadcaster }) {
   return {
@@ -12,3 +17,15 @@ export function createTransactionActivities(deps: { broadcaster: Broadcaster }) 
   };
 }
 export type TransactionActivities = ReturnType<typeof createTransactionActivities>;
+
+export const transactionsArea: TemporalArea = {
+  taskQueue: TRANSACTIONS_TASK_QUEUE,
+  activities: (d) => createTransactionActivities({
+    broadcaster: new Broadcaster(d.em, d.chainRpc, new NonceGaps({ em: d.em, rpc: d.chainRpc, signer: new AgentSigner({ db: d.em, kms: d.kms }) })),
+  }),
+  // A signed transaction whose workflow could not be started at request time gets it now (a no-op if running).
+  async redrive(d, olderThan) {
+    const client = new TransactionsClient(d.temporal, d.log);
+    for (const t of await openTransactionsOlderThan(d.em(), olderThan)) await client.startBroadcast({ id: t.id, orgId: t.org_id, agentId: t.agent_id });
+  },
+};

@@ -4,8 +4,11 @@
 // taken over within seconds.
 import { Context } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { WebhookSender } from '../domain/webhooks/sender.ts';
 import { failPendingInBatch } from '../domain/webhooks/delivery-repository.ts';
+import type { TemporalArea } from './temporal-area.ts';
+import { WEBHOOKS_TASK_QUEUE } from '../domain/webhooks/client.ts';
+import { markBatchesStarted, unstartedBatchesOlderThan } from '../domain/webhooks/delivery-repository.ts';
+import { WebhookSender } from '../domain/webhooks/sender.ts';
 
 export type WebhookActivityDeps = { em: () => EntityManager; sender: WebhookSender };
 
@@ -30,3 +33,16 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   };
 }
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
+
+export const webhooksArea: TemporalArea = {
+  taskQueue: WEBHOOKS_TASK_QUEUE,
+  activities: (d) => createWebhookActivities({ em: d.em, sender: new WebhookSender({ em: d.em, webhookKey: d.webhookKey, outbound: d.outbound }) }),
+  // Batches whose start failed (a manual retry while Temporal was down); the dispatcher's own
+  // starts are repeated by the dispatcher, since their event stays undispatched until then.
+  async redrive(d, olderThan) {
+    for (const b of await unstartedBatchesOlderThan(d.em(), olderThan)) {
+      await d.webhooks.startBatch(b.batch_id);
+      await markBatchesStarted(d.em(), [b.batch_id]);
+    }
+  },
+};
