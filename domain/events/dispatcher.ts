@@ -9,7 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../log.ts';
 import { ADVISORY_LOCKS } from '../../db/advisory-locks.ts';
 import { openListenConnection, type ListenConnection } from '../../db/listen-connection.ts';
-import { OUTBOX_CHANNEL, markDispatched, pendingEvents, type OutboxEvent } from './outbox.ts';
+import { OUTBOX_CHANNEL, markDispatched, pendingEvents, type OutboxEvent } from './outbox-repository.ts';
 
 
 /** Starts durable work for each event, idempotently, in event order within an organization. */

@@ -7,15 +7,13 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DomainEvent } from './catalogue.ts';
 import type { HotReads } from '../../db/hot-reads.ts';
+import { insertEvent, insertEventAlone, notifyOutbox } from './outbox-repository.ts';
 
-/** The channel the dispatcher LISTENs on; the outbox trigger (migration 0010) and wakeOutbox notify it. */
-export const OUTBOX_CHANNEL = 'event_outbox';
-
+export { OUTBOX_CHANNEL, type OutboxEvent } from './outbox-repository.ts';
 export type { DomainEvent } from './catalogue.ts';
 
 export async function emitEvent(tx: EntityManager, orgId: string, type: DomainEvent, data: Record<string, unknown>): Promise<void> {
-  await tx.execute('INSERT INTO event_outbox (id, org_id, event_type, payload) VALUES (?, ?, ?, ?::jsonb)',
-    [randomUUID(), orgId, type, JSON.stringify(data)]);
+  await insertEvent(tx, randomUUID(), orgId, type, data);
 }
 
 /**
@@ -23,8 +21,7 @@ export async function emitEvent(tx: EntityManager, orgId: string, type: DomainEv
  * the hot pool, instead of a transaction through the ORM; the dispatcher is woken after it commits.
  */
 export async function emitEventAlone(hot: HotReads, orgId: string, type: DomainEvent, data: Record<string, unknown>): Promise<void> {
-  await hot.one('event-outbox-insert', 'INSERT INTO event_outbox (id, org_id, event_type, payload) VALUES ($1, $2, $3, $4::jsonb)',
-    [randomUUID(), orgId, type, JSON.stringify(data)]);
+  await insertEventAlone(hot, randomUUID(), orgId, type, data);
   wakeOutbox(hot);
 }
 
@@ -57,28 +54,10 @@ class OutboxWaker {
     this.busy = true;
     this.again = false;
     const spaced = new Promise<void>((r) => setTimeout(r, WAKE_SPACING_MS));
-    const sent = this.hot.one('event-outbox-wake', `SELECT pg_notify('${OUTBOX_CHANNEL}', '')`, []).catch(() => undefined);
+    const sent = notifyOutbox(this.hot).catch(() => undefined);
     void Promise.all([sent, spaced]).then(() => {
       this.busy = false;
       if (this.again) this.poke();
     });
   }
-}
-
-/** An event as the dispatcher hands it to subscribers; `seq` (bigint) as text. */
-export type OutboxEvent = { id: string; seq: string; org_id: string; event_type: string };
-
-/**
- * The oldest undispatched events, in commit order. Ordered by the bigint column itself, never by
- * its text (which would put 10 before 9), so the scan walks the pending index in order and stops
- * at `limit`; a plain index scan also marks the entries of dispatched rows dead as it passes them,
- * so the scan does not slow down as dispatched rows wait for vacuum.
- */
-export async function pendingEvents(em: EntityManager, limit: number): Promise<OutboxEvent[]> {
-  return em.execute<OutboxEvent[]>(
-    'SELECT o.id, o.seq::text AS seq, o.org_id, o.event_type FROM event_outbox o WHERE o.dispatched_at IS NULL ORDER BY o.seq LIMIT ?', [limit]);
-}
-
-export async function markDispatched(em: EntityManager, ids: string[]): Promise<void> {
-  await em.execute('UPDATE event_outbox SET dispatched_at = now() WHERE id = ANY (ARRAY[?]::uuid[])', [ids]);
 }

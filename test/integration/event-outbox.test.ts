@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { closeDb, db, eventually } from '../helpers/api.ts';
 import { pgEm } from '../helpers/pg-em.ts';
-import { OUTBOX_CHANNEL, pendingEvents, wakeOutbox } from '../../domain/events/outbox.ts';
+import { OUTBOX_CHANNEL, wakeOutbox } from '../../domain/events/outbox.ts';
+import { pendingEvents } from '../../domain/events/outbox-repository.ts';
 import { hotReads, type HotReads } from '../../db/hot-reads.ts';
 
 afterAll(closeDb);
