@@ -9,12 +9,9 @@ import { callerOf } from '../auth/principal.ts';
 import { requireManager } from '../access/roles.ts';
 import { z } from 'zod';
 import { cursorCodec, isBigintText } from '../paging/cursor.ts';
+import { auditEventsOf, chainEventsAfter, chainHead, type AuditEventRow } from './audit-log-repository.ts';
 
-export type AuditEventRow = {
-  id: string; seq: string; chain_key: string; org_id: string | null; action: string; actor_type: string | null;
-  actor_id: string | null; resource_type: string | null; resource_id: string | null; details: Record<string, unknown>;
-  ip_address: string | null; request_id: string | null; created_at: string | Date; prev_hash: string; integrity_hash: string;
-};
+export type { AuditEventRow };
 
 /** Pages of the audit log, newest first: the key is the last sequence number served. */
 export const auditEventCursor = cursorCodec('audit-events', z.string().refine(isBigintText));
@@ -44,36 +41,27 @@ export const CHAIN_SCHEME = {
 } as const;
 
 export async function listAuditEvents(em: EntityManager, orgId: string, q: AuditEventQuery): Promise<AuditEventPage> {
-  const params: unknown[] = [orgId];
-  let where = 'org_id = ?';
-  const filter = (sql: string, v: unknown) => { where += ` AND ${sql}`; params.push(v); };
-  if (q.action) filter('action = ?', q.action);
-  if (q.resourceId) filter('resource_id = ?', q.resourceId);
-  if (q.actorId) filter('actor_id = ?', q.actorId);
-  if (q.from) filter('created_at >= ?', q.from);
-  if (q.to) filter('created_at <= ?', q.to);
-  if (q.after !== undefined) filter('seq < ?', q.after);
-  params.push(q.limit + 1, q.offset);
-  const rows = await em.execute<AuditEventRow[]>(`SELECT * FROM audit_events WHERE ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`, params);
+  const rows = await auditEventsOf(em, orgId, {
+    action: q.action, resourceId: q.resourceId, actorId: q.actorId, from: q.from, to: q.to, beforeSeq: q.after,
+  }, q.limit + 1, q.offset);
   const events = rows.slice(0, q.limit);
-  return { events, nextCursor: rows.length > q.limit ? auditEventCursor.encode(events[events.length - 1]!.seq) : null };
+  return { events, nextCursor: rows.length > q.limit ? auditEventCursor.encode(String(events[events.length - 1]!.seq)) : null };
 }
 
 const toFields = (r: AuditEventRow): ChainedFields => ({
   id: r.id, chainKey: r.chain_key, orgId: r.org_id, action: r.action, actorType: r.actor_type, actorId: r.actor_id,
   resourceType: r.resource_type, resourceId: r.resource_id, details: r.details, ipAddress: r.ip_address,
-  requestId: r.request_id, createdAt: new Date(r.created_at),
+  requestId: r.request_id, createdAt: r.created_at,
 });
 
 /** Recomputes the organization's chain from its first event; reports the first break. */
 export async function verifyAuditChain(em: EntityManager, key: KeyObject, orgId: string, limit: number): Promise<ChainCheck> {
   let prev = GENESIS_HASH;
-  let lastSeq = '0';
+  let lastSeq = 0;
   let checked = 0;
   let brokenAt: string | null = null;
   while (checked < limit && brokenAt === null) {
-    const rows = await em.execute<AuditEventRow[]>(
-      'SELECT * FROM audit_events WHERE chain_key = ? AND seq > ? ORDER BY seq LIMIT ?', [orgId, lastSeq, Math.min(1000, limit - checked)]);
+    const rows = await chainEventsAfter(em, orgId, lastSeq, Math.min(1000, limit - checked));
     if (rows.length === 0) break;
     for (const r of rows) {
       checked++;
@@ -85,8 +73,7 @@ export async function verifyAuditChain(em: EntityManager, key: KeyObject, orgId:
   let complete = false;
   if (brokenAt === null && checked < limit) {
     // The whole chain was walked: its end must be the recorded head, or events were cut off.
-    const head = await em.execute<{ last_hash: string }[]>('SELECT last_hash FROM audit_chain_heads WHERE chain_key = ?', [orgId]);
-    complete = (head[0]?.last_hash ?? GENESIS_HASH) === prev;
+    complete = ((await chainHead(em, orgId)) ?? GENESIS_HASH) === prev;
   }
   return {
     chainValid: brokenAt === null && (complete || checked >= limit),

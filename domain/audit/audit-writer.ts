@@ -10,9 +10,10 @@
 
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { HotReads } from '../../db/hot-reads.ts';
-import { chainHash, GENESIS_HASH, canonicalJson, type ChainedFields } from './chain-hash.ts';
+import { chainHash, canonicalJson, type ChainedFields } from './chain-hash.ts';
 import type { Logger } from '../log.ts';
 import type { AppendGuard, AppendPrecondition } from './append-precondition.ts';
+import { appendBatch, appendStatement, EVENT_COLUMNS, readChainHead } from './audit-repository.ts';
 
 export type AuditEventInput = {
   orgId: string | null;
@@ -45,40 +46,21 @@ type ChainState = {
 const MAX_BATCH = 500;
 const MAX_ATTEMPTS = 10;
 
-// The stale guards, the compare-and-swap of the chain head and the insert of the linked events,
-// atomic together: a stale guard or a moved head writes nothing. The events are inserted in
-// array order, so `seq` follows the chain.
-const appendSql = (precondition: AppendPrecondition) => `
-WITH stale AS (${precondition.staleSql(19)}),
-head AS (
-  UPDATE audit_chain_heads SET last_hash = $15, last_seq = last_seq + $16
-  WHERE chain_key = $17 AND last_hash = $18 AND NOT EXISTS (SELECT 1 FROM stale) RETURNING 1),
-ins AS (
-  INSERT INTO audit_events (id, chain_key, org_id, action, actor_type, actor_id, resource_type, resource_id, details, ip_address, request_id, created_at, prev_hash, integrity_hash)
-  SELECT e.id, e.chain_key, e.org_id, e.action, e.actor_type, e.actor_id, e.resource_type, e.resource_id, e.details, e.ip_address, e.request_id, e.created_at, e.prev_hash, e.integrity_hash
-  FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::jsonb[],
-              $10::text[], $11::text[], $12::timestamptz[], $13::text[], $14::text[])
-       WITH ORDINALITY AS e(id, chain_key, org_id, action, actor_type, actor_id, resource_type, resource_id, details,
-                            ip_address, request_id, created_at, prev_hash, integrity_hash, ord)
-  WHERE EXISTS (SELECT 1 FROM head)
-  ORDER BY e.ord
-  RETURNING 1)
-SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT array_agg(ord) FROM stale) AS stale`;
-
 export class AuditWriter {
   private readonly chains = new Map<string, ChainState>();
-  private readonly sql: HotReads;
+  private readonly hot: HotReads;
   private readonly key: KeyObject;
   private readonly log: Logger;
 
   private readonly precondition: AppendPrecondition;
-  private readonly appendSql: string;
+  /** The append statement for the precondition (audit-repository.ts). */
+  private readonly statement: string;
 
   /** `precondition`: what a guarded record's guard values are checked against (one kind per process). */
-  constructor(sql: HotReads, chainKey: KeyObject, log: Logger, precondition: AppendPrecondition) {
-    this.sql = sql;
+  constructor(hot: HotReads, chainKey: KeyObject, log: Logger, precondition: AppendPrecondition) {
+    this.hot = hot;
     this.precondition = precondition;
-    this.appendSql = appendSql(precondition);
+    this.statement = appendStatement(precondition);
     this.key = chainKey;
     this.log = log;
   }
@@ -146,7 +128,7 @@ export class AuditWriter {
   }
 
   private link(prev: string, items: Pending[]): Linked {
-    const columns: unknown[][] = Array.from({ length: 14 }, () => []);
+    const columns: unknown[][] = Array.from({ length: EVENT_COLUMNS }, () => []);
     const guards: unknown[][] = Array.from({ length: this.precondition.columns }, () => []);
     let hash = prev;
     for (const [i, { fields: f, detailsJson, guard }] of items.entries()) {
@@ -171,9 +153,8 @@ export class AuditWriter {
     let items = batch;
     for (let attempt = 0; attempt < MAX_ATTEMPTS;) {
       const linked = this.link(st.head ?? await this.readHead(chain), items);
-      const rows = await this.sql.inOrder<{ inserted: number; stale: number[] | null }>('audit-append', this.appendSql,
-        [...linked.columns, linked.last, items.length, chain, linked.prev, ...linked.guards]);
-      const { inserted, stale } = rows[0]!;
+      const { inserted, stale } = await appendBatch(this.hot, this.statement,
+        { columns: linked.columns, guards: linked.guards, chain, prev: linked.prev, last: linked.last, count: items.length });
       if (stale) {
         const staleOrds = new Set(stale);
         const rejected = items.filter((_, i) => staleOrds.has(i + 1));
@@ -192,9 +173,7 @@ export class AuditWriter {
     throw new Error(`audit chain ${chain} is too contended to append to`);
   }
 
-  private async readHead(chain: string): Promise<string> {
-    await this.sql.rows('INSERT INTO audit_chain_heads (chain_key, last_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING', [chain, GENESIS_HASH]);
-    const rows = await this.sql.rows<{ last_hash: string }>('SELECT last_hash FROM audit_chain_heads WHERE chain_key = $1', [chain]);
-    return rows[0]!.last_hash;
+  private readHead(chain: string): Promise<string> {
+    return readChainHead(this.hot, chain);
   }
 }
