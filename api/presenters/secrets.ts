@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { shape, timestamp, uuid, jsonObject, isoAlways, isoOrOmit, omitNull } from './registry.ts';
 import type { SecretValue } from '../../domain/secrets/secret-read.ts';
-import type { WrittenVersion, SecretMetaRow, VersionRow } from '../../domain/secrets/secret-repository.ts';
+import type { SecretMetaRow, VersionRow } from '../../domain/secrets/secret-repository.ts';
+import type { WrittenVersion } from '../../domain/secrets/secret-write.ts';
 import type { SecretPage } from '../../domain/secrets/secret-list.ts';
 
 /** What every secret shape says about one version (metadata, never a value). */

@@ -24,9 +24,9 @@ export type CachedRead = {
   type: string;
   metadata: Record<string, unknown> | null;
   description: string | null;
-  expiresAt: string | Date | null;
+  expiresAt: Date | null;
   createdBy: string;
-  createdAt: string | Date | null;
+  createdAt: Date | null;
   /** A client-side (CMEK) ciphertext: the client decrypts the value. */
   cmekEncrypted: boolean;
 };

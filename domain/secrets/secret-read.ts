@@ -25,7 +25,7 @@ import { Problem, gone, notFound } from '../errors.ts';
 /** A decrypted secret version: what the one value-bearing presenter shows. */
 export type SecretValue = {
   id: string; path: string; type: string; value: string; version: number; metadata: Record<string, unknown>;
-  description: string | null; createdBy: string; createdAt: string | Date; expiresAt: string | Date | null; cmekEncrypted: boolean;
+  description: string | null; createdBy: string; createdAt: Date; expiresAt: Date | null; cmekEncrypted: boolean;
 };
 
 export type SecretReaderDeps = { db: () => EntityManager; lookup: SecretLookup; kms: Kms; audit: ActionAudit; cache: ReadCache };
@@ -54,7 +54,7 @@ export class SecretReader {
   /** The answer from a cached read, or undefined when a fresh read must decide. */
   private async serveCached(ctx: ActionContext, principal: Principal, path: string, c: CachedRead): Promise<SecretValue | undefined> {
     if (c.orgId !== principal.orgId) return undefined;
-    if (c.expiresAt !== null && new Date(c.expiresAt).getTime() <= Date.now()) return undefined;
+    if (c.expiresAt !== null && c.expiresAt.getTime() <= Date.now()) return undefined;
     // Conditions (IP ranges, time windows) and token scopes are evaluated for this request.
     if (!decideSecretAction(principal, ctx.clientIp, c.facts, path, 'read', c.type).allowed) return undefined;
     let value: Buffer;
