@@ -2,13 +2,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
 import { forbidden } from '../errors.ts';
+import { memberRole } from './caller-repository.ts';
 
 export type Role = 'owner' | 'admin' | 'member';
 
 export async function roleOf(em: EntityManager, p: Principal): Promise<Role | null> {
   if (p.type !== 'user') return null;
-  const rows = await em.execute<{ role: Role }[]>("SELECT role FROM users WHERE id = ? AND org_id = ? AND status = 'active'", [p.id, p.orgId]);
-  return rows[0]?.role ?? null;
+  return (await memberRole(em, p.id, p.orgId))?.role ?? null;
 }
 
 export async function requireManager(em: EntityManager, p: Principal): Promise<Role> {
