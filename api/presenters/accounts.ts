@@ -10,7 +10,7 @@ import type { ProfileRow } from '../../domain/accounts/profile.ts';
 import type { Settings } from '../../domain/accounts/account-commands.ts';
 import type { AccountExport } from '../../domain/accounts/export.ts';
 import type { ForgotOutcome } from '../../domain/accounts/password-commands.ts';
-import type { ApiKeyRow } from '../../domain/auth/api-keys.ts';
+import type { ApiKeyRow } from '../../domain/auth/api-key-repository.ts';
 
 // ---- tokens -------------------------------------------------------------------------------
 

@@ -3,30 +3,14 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
-import { notifySql, type InvalidationBus } from '../cache/invalidation-bus.ts';
+import type { InvalidationBus } from '../cache/invalidation-bus.ts';
 import type { HotReads } from '../../db/hot-reads.ts';
 import type { Principal } from './principal.ts';
+import { activeKeyByDigest, announceApiKeysChanged, deactivateApiKey, insertApiKey, touchApiKey, type ApiKeyRow } from './api-key-repository.ts';
 
 export const USER_KEY_PREFIX = 'xck_';
 const CACHE_TTL_MS = 60_000;
 const LAST_USED_EVERY_MS = 60_000;
-
-/** A key as its owner sees it: never the digest. */
-export type ApiKeyRow = {
-  id: string; name: string; key_prefix: string; scopes: string[]; is_active: boolean;
-  created_at: string | Date; expires_at: string | Date | null; last_used_at: string | Date | null;
-};
-const API_KEY_COLUMNS = 'id, name, key_prefix, scopes, is_active, created_at, expires_at, last_used_at';
-
-/** The user's keys, newest first (revoked ones too: they show as inactive). */
-export async function listApiKeys(em: EntityManager, userId: string): Promise<ApiKeyRow[]> {
-  return em.execute<ApiKeyRow[]>(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE user_id = ? ORDER BY created_at DESC`, [userId]);
-}
-
-export async function countActiveApiKeys(em: EntityManager, userId: string): Promise<number> {
-  const rows = await em.execute<{ n: number }[]>('SELECT count(*)::int AS n FROM api_keys WHERE user_id = ? AND is_active', [userId]);
-  return rows[0]!.n;
-}
 
 type Resolved = { keyId: string; userId: string; orgId: string | null; expiresAt: number | null; loadedAt: number };
 
@@ -53,25 +37,23 @@ export class ApiKeyService {
   /** Stores a new key of `userId` (digest only); the raw key is returned here and never again. */
   async create(em: EntityManager, userId: string, input: { name: string; expiresAt?: Date | null; scopes?: string[] }): Promise<{ record: ApiKeyRow; apiKey: string }> {
     const apiKey = newOpaqueToken(USER_KEY_PREFIX);
-    const rows = await em.execute<ApiKeyRow[]>(
-      `INSERT INTO api_keys (id, user_id, name, key_prefix, key_digest, scopes, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       RETURNING ${API_KEY_COLUMNS}`,
-      [randomUUID(), userId, input.name, apiKey.slice(0, 12), digestToken(this.pepper, apiKey), JSON.stringify(input.scopes ?? []), input.expiresAt ?? null]);
-    return { record: rows[0]!, apiKey };
+    const record = await insertApiKey(em, {
+      id: randomUUID(), userId, name: input.name, keyPrefix: apiKey.slice(0, 12), keyDigest: digestToken(this.pepper, apiKey),
+      scopes: input.scopes ?? [], expiresAt: input.expiresAt ?? null,
+    });
+    return { record, apiKey };
   }
 
   /** Deactivates one of the user's keys and drops it from every replica's cache; false if none. */
   async revoke(tx: EntityManager, userId: string, keyId: string): Promise<boolean> {
-    const rows = await tx.execute<{ id: string }[]>(
-      'UPDATE api_keys SET is_active = false WHERE id = ? AND user_id = ? AND is_active RETURNING id', [keyId, userId]);
-    if (rows.length === 0) return false;
+    if (!(await deactivateApiKey(tx, userId, keyId))) return false;
     await this.announceChange(tx, userId);
     return true;
   }
 
   /** Drops every replica's cached keys of this user; call inside the changing transaction. */
   async announceChange(em: EntityManager, userId: string): Promise<void> {
-    await em.execute(notifySql, [JSON.stringify({ kind: 'api_keys_changed', userId })]);
+    await announceApiKeysChanged(em, userId);
     this.forgetUser(userId);
   }
 
@@ -83,11 +65,9 @@ export class ApiKeyService {
     let r = this.cache.get(digest);
     if (!r || now - r.loadedAt > CACHE_TTL_MS) {
       const startedAt = this.generation;
-      const row = await this.db.one<{ id: string; user_id: string; org_id: string | null; expires_at: string | Date | null }>('api-key-by-digest',
-        `SELECT k.id, k.user_id, u.org_id, k.expires_at FROM api_keys k JOIN users u ON u.id = k.user_id
-         WHERE k.key_digest = $1 AND k.is_active AND u.status = 'active'`, [digest]);
+      const row = await activeKeyByDigest(this.db, digest);
       if (!row) { this.cache.delete(digest); return null; }
-      r = { keyId: row.id, userId: row.user_id, orgId: row.org_id, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null, loadedAt: now };
+      r = { keyId: row.id, userId: row.user_id, orgId: row.org_id, expiresAt: row.expires_at ? row.expires_at.getTime() : null, loadedAt: now };
       if (this.generation === startedAt) this.cache.set(digest, r);
     }
     if (r.orgId === null || (r.expiresAt !== null && r.expiresAt <= now)) return null;
@@ -99,6 +79,6 @@ export class ApiKeyService {
   private touch(keyId: string, now: number): void {
     if (now - (this.lastUsedWrite.get(keyId) ?? 0) < LAST_USED_EVERY_MS) return;
     this.lastUsedWrite.set(keyId, now);
-    this.db.one('api-key-touch', 'UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]).catch(() => {});
+    touchApiKey(this.db, keyId).catch(() => {});
   }
 }

@@ -6,7 +6,7 @@ import { SignJWT, jwtVerify, exportJWK, type JWK } from 'jose';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { seal, open, type KeyLike } from '../crypto/aead.ts';
 import type { RevocationList } from './revocations.ts';
-import { ADVISORY_LOCKS } from '../../db/advisory-locks.ts';
+import { hasActiveJwtKey, insertJwtKey, listJwtKeys, lockJwtKeyCreation } from './jwt-key-repository.ts';
 import type { Principal, PrincipalType } from './principal.ts';
 
 export const USER_TOKEN_TTL_SECONDS = 900;
@@ -51,26 +51,25 @@ export class JwtService {
   /** Loads the signing keys, creating the first one if none exists (safe across replicas). */
   async init(em: EntityManager): Promise<void> {
     await em.transactional(async (tx) => {
-      await tx.execute('SELECT pg_advisory_xact_lock(?)', [ADVISORY_LOCKS.jwtSigningKey]);
-      const rows = await tx.execute<{ kid: string }[]>('SELECT kid FROM jwt_signing_keys WHERE active LIMIT 1');
-      if (rows.length > 0) return;
+      await lockJwtKeyCreation(tx);
+      if (await hasActiveJwtKey(tx)) return;
       const { privateKey, publicKey } = generateKeyPairSync('ed25519');
       const kid = randomUUID();
       const jwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
       const sealed = seal(this.wrapKey, privateKey.export({ format: 'der', type: 'pkcs8' }), Buffer.from(`jwt:${kid}`));
-      await tx.execute('INSERT INTO jwt_signing_keys (kid, public_jwk, private_sealed) VALUES (?, ?, ?)', [kid, JSON.stringify(jwk), sealed]);
+      await insertJwtKey(tx, { kid, publicJwk: jwk, privateSealed: sealed });
     });
-    const keys = await em.execute<{ kid: string; public_jwk: JWK; private_sealed: Buffer; active: boolean; created_at: string }[]>(
-      'SELECT kid, public_jwk, private_sealed, active, created_at FROM jwt_signing_keys ORDER BY created_at DESC');
+    const keys = await listJwtKeys(em);
     for (const k of keys) {
-      const publicKey = createPublicKey({ key: k.public_jwk as never, format: 'jwk' });
+      const jwk = k.public_jwk as JWK; // written by this service: a public JWK
+      const publicKey = createPublicKey({ key: jwk as never, format: 'jwk' });
       this.verifyKeys.set(k.kid, publicKey);
       if (k.active && !this.active) {
         const der = open(this.wrapKey, Buffer.from(k.private_sealed), Buffer.from(`jwt:${k.kid}`));
-        this.active = { kid: k.kid, privateKey: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }), publicKey, jwk: k.public_jwk };
+        this.active = { kid: k.kid, privateKey: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }), publicKey, jwk };
       }
     }
-    this.jwks = { keys: keys.map((k) => k.public_jwk) };
+    this.jwks = { keys: keys.map((k) => k.public_jwk as JWK) };
   }
 
   publicJwks(): { keys: JWK[] } {

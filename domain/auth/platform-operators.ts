@@ -8,6 +8,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from './principal.ts';
 import { forbidden } from '../errors.ts';
+import { verifiedActiveAccount } from './operator-repository.ts';
 
 export const OPERATORS_ONLY = 'platform operators only';
 
@@ -23,9 +24,7 @@ export class PlatformOperators {
   /** The operator's account, or null for anyone else (agents, other humans, gone accounts). */
   async operatorAccount(em: EntityManager, principal: Pick<Principal, 'type' | 'id'>): Promise<OperatorAccount | null> {
     if (principal.type !== 'user' || this.emails.size === 0) return null;
-    const rows = await em.execute<{ email: string; org_id: string | null }[]>(
-      "SELECT email, org_id FROM users WHERE id = ? AND status = 'active' AND email_verified", [principal.id]);
-    const row = rows[0];
+    const row = await verifiedActiveAccount(em, principal.id);
     if (!row || !this.emails.has(row.email.toLowerCase())) return null;
     return { id: principal.id, orgId: row.org_id, email: row.email };
   }

@@ -6,7 +6,8 @@
 // (a password change keeps the caller's own session, issue 8 §5). Only the latest cut-off's
 // exemption counts, so a later cut-off without one (reset, deletion) ends that token too.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notifySql, type InvalidationBus } from '../cache/invalidation-bus.ts';
+import type { InvalidationBus } from '../cache/invalidation-bus.ts';
+import { announceRevocation, insertRevokedToken, liveRevokedTokens, principalCutOffs, upsertCutOff } from './revocation-repository.ts';
 
 type CutOff = { notBefore: number; exemptJti: string | null };
 
@@ -28,11 +29,10 @@ export class RevocationList {
 
   async reload(): Promise<void> {
     const em = this.em();
-    const tokens = await em.execute<{ jti: string; expires_at: string }[]>('SELECT jti, expires_at FROM revoked_tokens WHERE expires_at > now()');
-    const principals = await em.execute<{ subject: string; not_before: string; exempt_jti: string | null }[]>(
-      'SELECT subject, not_before, exempt_jti FROM principal_revocations');
-    for (const t of tokens) this.jtis.set(t.jti, new Date(t.expires_at).getTime());
-    for (const p of principals) this.raise(p.subject, new Date(p.not_before).getTime(), p.exempt_jti);
+    const tokens = await liveRevokedTokens(em);
+    const principals = await principalCutOffs(em);
+    for (const t of tokens) this.jtis.set(t.jti, t.expires_at.getTime());
+    for (const p of principals) this.raise(p.subject, p.not_before.getTime(), p.exempt_jti);
   }
 
   isRevoked(jti: string, subject: string, issuedAtMs: number): boolean {
@@ -42,8 +42,8 @@ export class RevocationList {
   }
 
   async revokeToken(em: EntityManager, jti: string, expiresAt: Date): Promise<void> {
-    await em.execute('INSERT INTO revoked_tokens (jti, expires_at) VALUES (?, ?) ON CONFLICT DO NOTHING', [jti, expiresAt]);
-    await em.execute(notifySql, [JSON.stringify({ kind: 'token_revoked', jti, expiresAt: expiresAt.toISOString() })]);
+    await insertRevokedToken(em, jti, expiresAt);
+    await announceRevocation(em, { kind: 'token_revoked', jti, expiresAt: expiresAt.toISOString() });
     this.jtis.set(jti, expiresAt.getTime());
   }
 
@@ -52,17 +52,9 @@ export class RevocationList {
    * given. Call inside the transaction of the change that requires it.
    */
   async revokePrincipal(em: EntityManager, subject: string, opts: { except?: string } = {}): Promise<void> {
-    // The later cut-off wins, with its own exemption (or none): comparing against the old row
-    // keeps that true when two cut-offs of one subject commit in either order.
-    const rows = await em.execute<{ not_before: string; exempt_jti: string | null }[]>(
-      `INSERT INTO principal_revocations AS r (subject, not_before, exempt_jti) VALUES (?, ?, ?)
-       ON CONFLICT (subject) DO UPDATE SET
-         not_before = greatest(r.not_before, excluded.not_before),
-         exempt_jti = CASE WHEN excluded.not_before >= r.not_before THEN excluded.exempt_jti ELSE r.exempt_jti END
-       RETURNING not_before, exempt_jti`, [subject, new Date(), opts.except ?? null]); // the app clock, the same clock that stamps iat_ms
-    const notBefore = new Date(rows[0]!.not_before);
-    const exemptJti = rows[0]!.exempt_jti;
-    await em.execute(notifySql, [JSON.stringify({ kind: 'principal_revoked', subject, notBefore: notBefore.toISOString(), exemptJti })]);
+    // The later cut-off wins (upsertCutOff); the app clock, the same clock that stamps iat_ms.
+    const { not_before: notBefore, exempt_jti: exemptJti } = await upsertCutOff(em, subject, new Date(), opts.except ?? null);
+    await announceRevocation(em, { kind: 'principal_revoked', subject, notBefore: notBefore.toISOString(), exemptJti });
     this.raise(subject, notBefore.getTime(), exemptJti);
   }
 
