@@ -16,7 +16,8 @@ import type { PlatformOperators } from '../auth/platform-operators.ts';
 import { callerOf } from '../auth/principal.ts';
 import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
-import { TIER_IN_FORCE_SQL, type Tier } from '../limits/tier-limits.ts';
+import type { Tier } from '../limits/tier-limits.ts';
+import { setBillingTier } from './organization-repository.ts';
 
 export const BILLING_DURATION_DEFAULT_DAYS = 365;
 export const BILLING_DURATION_MIN_DAYS = 1;
@@ -26,17 +27,12 @@ export const BILLING_DURATION_MAX_DAYS = 3650;
 export type BillingTierInput = { tier: Tier; duration_days?: number };
 
 /** The organization's plan after the change; periodEnd null = no end (free). */
-export type BillingTierView = { orgId: string; tier: Tier; periodEnd: Date | string | null };
+export type BillingTierView = { orgId: string; tier: Tier; periodEnd: Date | null };
 
 export type BillingTierDeps = {
   db: () => EntityManager;
   audit: ActionAudit;
   operators: PlatformOperators;
-};
-
-type UpdatedRow = {
-  id: string; billing_tier: Tier; billing_period_end: Date | string | null;
-  previous_tier: Tier; previous_period_end: Date | string | null;
 };
 
 export class BillingTierCommands {
@@ -52,21 +48,8 @@ export class BillingTierCommands {
     const { tier } = input;
     const days = periodDays(input);
     if (!isUuid(orgId)) throw notFound('Organization');
-    // One statement: the CTE locks the row (so previous_* are the values this change replaces,
-    // even under concurrent changes) and the update sets tier and period end together. The
-    // period is computed with the database clock, the one tierInForce compares against.
-    const rows = await em.execute<UpdatedRow[]>(
-      `WITH prev AS (
-         SELECT id, ${TIER_IN_FORCE_SQL} AS tier, billing_period_end FROM organizations WHERE id = ? FOR UPDATE
-       )
-       UPDATE organizations o
-          SET billing_tier = ?,
-              billing_period_end = CASE WHEN ?::int IS NULL THEN NULL ELSE now() + make_interval(days => ?::int) END
-         FROM prev
-        WHERE o.id = prev.id
-       RETURNING o.id, o.billing_tier, o.billing_period_end, prev.tier AS previous_tier, prev.billing_period_end AS previous_period_end`,
-      [orgId, tier, days, days]);
-    const row = rows[0];
+    // One statement, under the row's lock: previous_* are the values this change replaces.
+    const row = await setBillingTier(em, orgId, tier, days);
     if (!row) throw notFound('Organization');
     // Recorded in the organization's own audit chain (its owners see who changed their plan),
     // with the operator as actor. previous_tier is the tier that was in force.
@@ -87,4 +70,4 @@ function periodDays(input: BillingTierInput): number | null {
   return input.tier === 'free' ? null : input.duration_days ?? BILLING_DURATION_DEFAULT_DAYS;
 }
 
-const iso = (v: Date | string | null): string | null => (v === null ? null : (v instanceof Date ? v : new Date(v)).toISOString());
+const iso = (v: Date | null): string | null => (v === null ? null : v.toISOString());

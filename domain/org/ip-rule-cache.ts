@@ -2,9 +2,9 @@
 // a rule changes (LISTEN/NOTIFY), so the IP filter costs no round trip on a warm cache.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PrincipalType } from '../auth/principal.ts';
-import { notifySql, type InvalidationBus } from '../cache/invalidation-bus.ts';
+import type { InvalidationBus } from '../cache/invalidation-bus.ts';
 import { rulesBinding, type OrgRules } from './ip-rule-policy.ts';
-import { listIpRules } from './ip-rule-repository.ts';
+import { announceIpRulesChanged, listIpRules } from './ip-rule-repository.ts';
 
 export { ipDecision, type OrgRules } from './ip-rule-policy.ts';
 
@@ -40,7 +40,7 @@ export class IpRuleCache {
   }
 
   async announceChange(em: EntityManager, orgId: string): Promise<void> {
-    await em.execute(notifySql, [JSON.stringify({ kind: 'ip_rules_changed', orgId })]);
+    await announceIpRulesChanged(em, orgId);
     this.forget(orgId);
   }
 }

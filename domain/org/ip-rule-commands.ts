@@ -7,7 +7,7 @@ import type { ActionAudit } from '../audit/action-audit.ts';
 import type { IpRuleCache } from './ip-rule-cache.ts';
 import { callerOf } from '../auth/principal.ts';
 import { requireManager } from '../access/roles.ts';
-import { lockOrganization } from './org-lock.ts';
+import { lockOrganization } from './organization-repository.ts';
 import { ipDecision, rulesBinding, type AppliesTo, type RuleType } from './ip-rule-policy.ts';
 import { deleteIpRule, insertIpRule, listIpRules, type IpRuleRow } from './ip-rule-repository.ts';
 import { parseCidr, formatCidr } from '../net/ip.ts';

@@ -7,7 +7,7 @@ import type { RevocationList } from '../auth/revocations.ts';
 import type { ApiKeyService } from '../auth/api-keys.ts';
 import { callerOf, subjectOf } from '../auth/principal.ts';
 import { requireManager, type Role } from '../access/roles.ts';
-import { lockOrganization } from './org-lock.ts';
+import { lockOrganization } from './organization-repository.ts';
 import { detachFromOrganization, findMember, listMembers, ownerCount, setRole, type MemberRow } from './member-repository.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 

@@ -11,7 +11,7 @@ import type { Logger } from '../log.ts';
 import type { WebhooksClient } from './client.ts';
 import { callerOf } from '../auth/principal.ts';
 import { requireManager } from '../access/roles.ts';
-import { lockOrganization } from '../org/org-lock.ts';
+import { lockOrganization } from '../org/organization-repository.ts';
 import { Problem, conflict, invalidField, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { z } from 'zod';
