@@ -3,7 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import { callerOf } from '../auth/principal.ts';
-import { countActiveApiKeys, listApiKeys, type ApiKeyRow, type ApiKeyService } from '../auth/api-keys.ts';
+import type { ApiKeyService } from '../auth/api-keys.ts';
+import { countActiveApiKeys, listApiKeys, type ApiKeyRow } from '../auth/api-key-repository.ts';
+import { lockUser } from './user-repository.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 
@@ -23,7 +25,7 @@ export class ApiKeyCommands {
     const p = callerOf(ctx);
     const created = await this.d.db().transactional(async (tx) => {
       // Serializes the caller's concurrent creations, so the cap holds.
-      await tx.execute('SELECT id FROM users WHERE id = ? FOR UPDATE', [p.id]);
+      await lockUser(tx, p.id);
       if (await countActiveApiKeys(tx, p.id) >= MAX_KEYS_PER_USER) throw badRequest(`You already have ${MAX_KEYS_PER_USER} active keys; revoke one first`);
       return this.d.keys.create(tx, p.id, input);
     });

@@ -6,15 +6,16 @@
 // while waiting are refused before any password is checked and do not count. A success clears its
 // own key only, so an attacker's failures from elsewhere never slow the real owner down.
 //
-// Counters change in single statements (an UPSERT on failure, a conditional DELETE on success):
-// no read-modify-write. The outcome is recorded after the password check, so parallel correct
-// logins never slow each other, and a correct guess that lands while the key is waiting is
-// refused exactly like a wrong one (the caller cannot tell which it was).
+// Counters change in single statements (throttle-repository.ts: an UPSERT on failure, a
+// conditional DELETE on success): no read-modify-write. The outcome is recorded after the password
+// check, so parallel correct logins never slow each other, and a correct guess that lands while the
+// key is waiting is refused exactly like a wrong one (the caller cannot tell which it was).
 import type { KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../log.ts';
 import { Problem } from '../errors.ts';
 import { digestToken } from '../crypto/opaque-tokens.ts';
+import { clearUnlessWaiting, countFailure, deleteThrottleKey, pruneThrottle, throttleWait, type Schedule } from './throttle-repository.ts';
 
 export const FREE_FAILURES = 5;
 export const MAX_DELAY_SECONDS = 900;
@@ -38,12 +39,8 @@ export function loginKey(pepper: KeyObject, email: string, clientIp: string): Th
  */
 export const reauthKey = (userId: string): ThrottleKey => ({ scope: 'reauth', subject: userId, source: '*' });
 
-// When a key (row `t`) may try again: FREE_FAILURES free, then 2^(failures - FREE_FAILURES) seconds
-// after the last failure, capped. The constants are ours, never input.
-const NEXT_ALLOWED = `(t.last_failure_at + make_interval(secs => CASE WHEN t.failures < ${FREE_FAILURES} THEN 0
-  ELSE least(${MAX_DELAY_SECONDS}, power(2, least(t.failures - ${FREE_FAILURES}, 30))) END))`;
-const KEY = 't.scope = ? AND t.subject = ? AND t.source = ?';
-const keyValues = (k: ThrottleKey) => [k.scope, k.subject, k.source];
+// FREE_FAILURES free, then 2^(failures - FREE_FAILURES) seconds after the last failure, capped.
+const SCHEDULE: Schedule = { free: FREE_FAILURES, maxDelay: MAX_DELAY_SECONDS, forgetAfter: FORGET_AFTER_SECONDS };
 
 /** 429 with Retry-After: the same answer whatever the key and whether the guess was right. */
 export function tooManyAttempts(waitSeconds: number): Problem {
@@ -56,9 +53,7 @@ export function tooManyAttempts(waitSeconds: number): Problem {
 export class AttemptThrottle {
   /** Seconds this key must still wait (0: it may try now). A read: waiting attempts cost no password check. */
   async waitFor(em: EntityManager, k: ThrottleKey): Promise<number> {
-    const rows = await em.execute<{ wait: number }[]>(
-      `SELECT extract(epoch FROM ${NEXT_ALLOWED} - now())::float8 AS wait FROM auth_throttle t WHERE ${KEY}`, keyValues(k));
-    return Math.max(0, rows[0]?.wait ?? 0);
+    return Math.max(0, (await throttleWait(em, SCHEDULE, k)) ?? 0);
   }
 
   /**
@@ -66,17 +61,7 @@ export class AttemptThrottle {
    * none): a guess that slipped past `waitFor` in a parallel burst is then answered as throttled.
    */
   async failed(em: EntityManager, k: ThrottleKey): Promise<number> {
-    const rows = await em.execute<{ wait: number | null }[]>(
-      `WITH before AS (SELECT extract(epoch FROM ${NEXT_ALLOWED} - now())::float8 AS wait FROM auth_throttle t WHERE ${KEY}),
-       counted AS (
-         INSERT INTO auth_throttle AS t (scope, subject, source, failures, last_failure_at) VALUES (?, ?, ?, 1, now())
-         ON CONFLICT (scope, subject, source) DO UPDATE SET
-           failures = CASE WHEN t.last_failure_at < now() - make_interval(secs => ?) THEN 1 ELSE t.failures + 1 END,
-           last_failure_at = now()
-         RETURNING 1)
-       SELECT (SELECT wait FROM before) AS wait FROM counted`,
-      [...keyValues(k), ...keyValues(k), FORGET_AFTER_SECONDS]);
-    return Math.max(0, rows[0]?.wait ?? 0);
+    return Math.max(0, (await countFailure(em, SCHEDULE, k)) ?? 0);
   }
 
   /**
@@ -85,24 +70,17 @@ export class AttemptThrottle {
    * while it should have waited.
    */
   async succeeded(em: EntityManager, k: ThrottleKey): Promise<number> {
-    const rows = await em.execute<{ wait: number | null }[]>(
-      `WITH cleared AS (DELETE FROM auth_throttle t WHERE ${KEY} AND ${NEXT_ALLOWED} <= now() RETURNING 1)
-       SELECT (SELECT extract(epoch FROM ${NEXT_ALLOWED} - now())::float8 FROM auth_throttle t WHERE ${KEY} AND ${NEXT_ALLOWED} > now()) AS wait`,
-      [...keyValues(k), ...keyValues(k)]);
-    return Math.max(0, rows[0]?.wait ?? 0);
+    return Math.max(0, (await clearUnlessWaiting(em, SCHEDULE, k)) ?? 0);
   }
 
   /** Forgets a key whatever its state (a completed password reset clears the resetter's login key). */
   async clear(em: EntityManager, k: ThrottleKey): Promise<void> {
-    await em.execute(`DELETE FROM auth_throttle t WHERE ${KEY}`, keyValues(k));
+    await deleteThrottleKey(em, k);
   }
 
   /** Drops rows nobody has failed on for FORGET_AFTER_SECONDS (they would start from zero anyway). */
   async prune(em: EntityManager): Promise<number> {
-    const rows = await em.execute<{ n: number }[]>(
-      `WITH gone AS (DELETE FROM auth_throttle WHERE last_failure_at < now() - make_interval(secs => ?) RETURNING 1)
-       SELECT count(*)::int AS n FROM gone`, [FORGET_AFTER_SECONDS]);
-    return rows[0]?.n ?? 0;
+    return pruneThrottle(em, FORGET_AFTER_SECONDS);
   }
 
   /** Prunes every `everyMs` for the life of the process (each api replica; the statement is idempotent). */

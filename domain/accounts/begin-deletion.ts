@@ -6,6 +6,8 @@ import type { RevocationList } from '../auth/revocations.ts';
 import type { ApiKeyService } from '../auth/api-keys.ts';
 import type { AccountsClient } from './client.ts';
 import { conflict } from '../errors.ts';
+import { deactivateAllApiKeys } from '../auth/api-key-repository.ts';
+import { markDeleting, otherOwnersAndMembers } from './user-repository.ts';
 
 type Deps = { em: () => EntityManager; revocations: RevocationList; apiKeys: ApiKeyService; workflows: Pick<AccountsClient, 'startDeletion'> };
 
@@ -13,16 +15,13 @@ type Deps = { em: () => EntityManager; revocations: RevocationList; apiKeys: Api
 export async function beginAccountDeletion(s: Deps, user: Pick<AccountRow, 'id' | 'org_id' | 'role'>, audit: () => Promise<void>): Promise<void> {
   await s.em().transactional(async (tx) => {
     if (user.org_id && user.role === 'owner') {
-      const rows = await tx.execute<{ owners: number; others: number }[]>(
-        `SELECT count(*) FILTER (WHERE role = 'owner' AND id <> ?)::int AS owners, count(*) FILTER (WHERE id <> ?)::int AS others
-         FROM users WHERE org_id = ? AND status = 'active'`, [user.id, user.id, user.org_id]);
-      const r = rows[0]!;
+      const r = await otherOwnersAndMembers(tx, user.org_id, user.id);
       if (r.others > 0 && r.owners === 0) {
         throw conflict('You are the last owner of an organization with other members: make another member owner first');
       }
     }
-    await tx.execute("UPDATE users SET status = 'deleting', updated_at = now() WHERE id = ?", [user.id]);
-    await tx.execute('UPDATE api_keys SET is_active = false WHERE user_id = ?', [user.id]);
+    await markDeleting(tx, user.id);
+    await deactivateAllApiKeys(tx, user.id);
     await s.revocations.revokePrincipal(tx, `user:${user.id}`);
     await s.apiKeys.announceChange(tx, user.id);
   });

@@ -1,16 +1,23 @@
 // The email_changes table: one pending change per user, its code stored as a digest.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, type Selectable } from 'kysely';
+import { query } from '../../db/query.ts';
+import type { Database } from '../../db/entities/index.ts';
 
-export type PendingChange = { new_email: string; code_digest: string; attempts: number; expired: boolean };
+export type PendingChange = Pick<Selectable<Database['email_changes']>, 'new_email' | 'code_digest' | 'attempts'> & { expired: boolean };
 
 /** Starts a change, replacing any pending one (its code stops working, its attempts reset). */
 export async function replacePendingChange(tx: EntityManager, userId: string, newEmail: string, codeDigest: string, ttlMinutes: number): Promise<void> {
-  await tx.execute(
-    `INSERT INTO email_changes (user_id, new_email, code_digest, attempts, expires_at, created_at)
-     VALUES (?, ?, ?, 0, now() + make_interval(mins => ?), now())
-     ON CONFLICT (user_id) DO UPDATE SET new_email = excluded.new_email, code_digest = excluded.code_digest,
-       attempts = 0, expires_at = excluded.expires_at, created_at = excluded.created_at`,
-    [userId, newEmail, codeDigest, ttlMinutes]);
+  await query(tx).insertInto('email_changes')
+    .values({
+      user_id: userId, new_email: newEmail, code_digest: codeDigest, attempts: 0,
+      expires_at: sql<Date>`now() + make_interval(mins => ${ttlMinutes})`, created_at: sql<Date>`now()`,
+    })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet((eb) => ({
+      new_email: eb.ref('excluded.new_email'), code_digest: eb.ref('excluded.code_digest'),
+      attempts: 0, expires_at: eb.ref('excluded.expires_at'), created_at: eb.ref('excluded.created_at'),
+    })))
+    .execute();
 }
 
 /**
@@ -18,12 +25,13 @@ export async function replacePendingChange(tx: EntityManager, userId: string, ne
  * exceed `maxAttempts`. The pending change, or null when there is none or its guesses are spent.
  */
 export async function countGuess(tx: EntityManager, userId: string, maxAttempts: number): Promise<PendingChange | null> {
-  const rows = await tx.execute<PendingChange[]>(
-    `UPDATE email_changes SET attempts = attempts + 1 WHERE user_id = ? AND attempts < ?
-     RETURNING new_email, code_digest, attempts, expires_at <= now() AS expired`, [userId, maxAttempts]);
-  return rows[0] ?? null;
+  const row = await query(tx).updateTable('email_changes').set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+    .where('user_id', '=', userId).where('attempts', '<', maxAttempts)
+    .returning(['new_email', 'code_digest', 'attempts', sql<boolean>`expires_at <= now()`.as('expired')])
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 export async function deletePendingChange(tx: EntityManager, userId: string): Promise<void> {
-  await tx.execute('DELETE FROM email_changes WHERE user_id = ?', [userId]);
+  await query(tx).deleteFrom('email_changes').where('user_id', '=', userId).execute();
 }

@@ -5,15 +5,15 @@ import type { KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SendMail } from '../mail/mailer.ts';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
+import { insertVerification, spendVerification } from './email-verification-repository.ts';
+import { markEmailVerified } from './user-repository.ts';
 
 export const VERIFICATION_TTL_HOURS = 24;
 
 /** Records a verification token for the account's address and mails it, in the caller's transaction. */
 export async function offerVerification(tx: EntityManager, send: SendMail, pepper: KeyObject, publicUrl: string, user: { id: string; email: string }): Promise<void> {
   const token = newOpaqueToken('evf_');
-  await tx.execute(
-    'INSERT INTO email_verifications (token_digest, user_id, email, expires_at) VALUES (?, ?, ?, now() + make_interval(hours => ?))',
-    [digestToken(pepper, token), user.id, user.email, VERIFICATION_TTL_HOURS]);
+  await insertVerification(tx, { tokenDigest: digestToken(pepper, token), userId: user.id, email: user.email, ttlHours: VERIFICATION_TTL_HOURS });
   await send({
     to: user.email,
     subject: 'Verify your e-mail address',
@@ -29,13 +29,7 @@ export async function offerVerification(tx: EntityManager, send: SendMail, peppe
  * still the one it was mailed to; that address is then verified. Null otherwise.
  */
 export async function consumeVerification(tx: EntityManager, pepper: KeyObject, token: string): Promise<{ id: string; org_id: string | null; email: string } | null> {
-  const used = await tx.execute<{ user_id: string; email: string; live: boolean }[]>(
-    'DELETE FROM email_verifications WHERE token_digest = ? RETURNING user_id, email, expires_at > now() AS live',
-    [digestToken(pepper, token)]);
-  const t = used[0];
+  const t = await spendVerification(tx, digestToken(pepper, token));
   if (!t?.live) return null;
-  const rows = await tx.execute<{ id: string; org_id: string | null; email: string }[]>(
-    "UPDATE users SET email_verified = true, updated_at = now() WHERE id = ? AND lower(email) = lower(?) AND status = 'active' RETURNING id, org_id, email",
-    [t.user_id, t.email]);
-  return rows[0] ?? null;
+  return (await markEmailVerified(tx, t.user_id, t.email)) ?? null;
 }

@@ -3,6 +3,7 @@
 // statement sent (templates, values aside), every argon2 verification (the hash parameters
 // used) and every audit record. Usage: login-work.probe.ts <e-mail of an account with PASSWORD>
 import { createSecretKey, randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { openDb } from '../../db/orm.ts';
 import { TokenCommands } from '../../domain/accounts/token-commands.ts';
 import { AttemptThrottle } from '../../domain/accounts/attempt-throttle.ts';
@@ -22,9 +23,18 @@ class RecordingPasswordCheck extends PasswordCheck {
   }
 }
 
+// Statements are recorded where every one of them goes through, node-pg's Client.query: the
+// repositories' typed Kysely (db/query.ts) bypasses MikroORM's query logger. Kysely sends the
+// statement's text with $n placeholders, its values apart.
+const sendQuery = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+pg.Client.prototype.query = function recordQuery(this: pg.Client, ...args: unknown[]) {
+  const q = args[0];
+  const text = typeof q === 'string' ? q : (q as { text?: string } | undefined)?.text;
+  if (text) current.statements.push(text);
+  return sendQuery.apply(this, args);
+} as typeof pg.Client.prototype.query;
+
 const orm = await openDb(process.env.DATABASE_URL!, 2);
-const logger = orm.config.getLogger();
-logger.logQuery = (ctx) => { if (ctx.query) current.statements.push(ctx.query); };
 
 const audit = { record: async (_ctx: unknown, action: string, e: unknown) => { current.audits.push({ action, ...(e as object) }); } } as unknown as ActionAudit;
 const unused = new Proxy({}, { get: () => { throw new Error('a failed login must not issue or revoke anything'); } });
