@@ -1,7 +1,7 @@
 // Policy records (reference PolicyResponse). `expires_at` is omitted when the grant never expires.
 import { z } from 'zod';
 import { shape, timestamp, uuid, jsonObject, isoAlways, isoOrOmit } from './registry.ts';
-import type { PolicyRecord } from '../../domain/policies/policy-store.ts';
+import type { PolicyRecord } from '../../domain/policies/policy-repository.ts';
 
 export const PolicySchema = shape('Policy', z.object({
   id: uuid,
