@@ -2,41 +2,51 @@
 // (memory-store.ts) checks limits and decides; this file only reads and writes. Expired entries
 // are invisible to every read (`live`) and are deleted lazily by writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { query } from '../../db/query.ts';
+import type { Database } from '../../db/entities/index.ts';
 
 export const MEMORY_TIERS = ['scratch', 'durable', 'semantic'] as const;
 export type MemoryTier = (typeof MEMORY_TIERS)[number];
 
-export type MemoryRow = {
-  agent_id: string; org_id: string; namespace: string; key: string;
-  /** Any JSON value but null. */
-  value: unknown;
-  tier: MemoryTier; expires_at: Date | null; created_at: Date; updated_at: Date;
-};
+const COLUMNS = ['agent_id', 'org_id', 'namespace', 'key', 'value', 'tier', 'expires_at', 'created_at', 'updated_at'] as const;
+
+/** An entry; `value` is any JSON value but null. */
+export type MemoryRow = Pick<Selectable<Database['agent_memory']>, (typeof COLUMNS)[number]>;
 
 export type MemorySearchRow = MemoryRow & { score: number };
 
-const COLUMNS = 'agent_id, org_id, namespace, key, value, tier, expires_at, created_at, updated_at';
-const LIVE = '(expires_at IS NULL OR expires_at > now())';
+/** Not expired. */
+const live = (eb: ExpressionBuilder<Database, 'agent_memory'>) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]);
+
+/** One writer per agent at a time until `tx` ends, so concurrent puts cannot pass the entry cap together. */
+export async function lockAgentMemory(tx: EntityManager, agentId: string): Promise<void> {
+  // An advisory lock is a function call, not a statement about a table: written by hand.
+  await tx.execute('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`agent_memory:${agentId}`]);
+}
 
 export async function findEntry(em: EntityManager, agentId: string, namespace: string, key: string): Promise<MemoryRow | null> {
-  const rows = await em.execute<MemoryRow[]>(
-    `SELECT ${COLUMNS} FROM agent_memory WHERE agent_id = ? AND namespace = ? AND key = ? AND ${LIVE}`, [agentId, namespace, key]);
-  return rows[0] ?? null;
+  const row = await query(em).selectFrom('agent_memory').select(COLUMNS)
+    .where('agent_id', '=', agentId).where('namespace', '=', namespace).where('key', '=', key).where(live).executeTakeFirst();
+  return row ?? null;
 }
 
 export async function countLiveEntries(tx: EntityManager, agentId: string): Promise<number> {
-  const rows = await tx.execute<{ n: number }[]>(`SELECT count(*)::int AS n FROM agent_memory WHERE agent_id = ? AND ${LIVE}`, [agentId]);
-  return rows[0]!.n;
+  const row = await query(tx).selectFrom('agent_memory').select(sql<number>`count(*)::int`.as('n'))
+    .where('agent_id', '=', agentId).where(live).executeTakeFirstOrThrow();
+  return row.n;
 }
 
 /** Deletes up to `max` expired entries of the namespace; the count deleted. */
 export async function deleteExpired(tx: EntityManager, agentId: string, namespace: string, max: number): Promise<number> {
+  const q = query(tx);
+  const expired = q.selectFrom('agent_memory').select('key')
+    .where('agent_id', '=', agentId).where('namespace', '=', namespace).where('expires_at', '<=', sql<Date>`now()`).limit(max);
   // ARRAY(...) runs once (an InitPlan); `key IN (SELECT ...)` may be planned as a nested loop
   // over the namespace, which is quadratic on a freshly filled table without statistics.
-  const rows = await tx.execute<{ key: string }[]>(
-    `DELETE FROM agent_memory WHERE agent_id = ? AND namespace = ? AND key = ANY(ARRAY(
-       SELECT key FROM agent_memory WHERE agent_id = ? AND namespace = ? AND expires_at <= now() LIMIT ?))
-     RETURNING key`, [agentId, namespace, agentId, namespace, max]);
+  const rows = await q.deleteFrom('agent_memory')
+    .where('agent_id', '=', agentId).where('namespace', '=', namespace).where('key', '=', sql<string>`ANY(ARRAY${expired})`)
+    .returning('key').execute();
   return rows.length;
 }
 
@@ -49,43 +59,45 @@ export type MemoryWrite = {
  * had expired is replaced as a new one (created_at restarts).
  */
 export async function upsertEntry(tx: EntityManager, w: MemoryWrite): Promise<MemoryRow | null> {
-  const rows = await tx.execute<MemoryRow[]>(
-    `INSERT INTO agent_memory (agent_id, org_id, namespace, key, value, tier, expires_at)
-     SELECT a.id, a.org_id, ?, ?, ?::jsonb, ?, now() + ?::int * interval '1 second' FROM agents a WHERE a.id = ? AND a.org_id = ?
-     ON CONFLICT (agent_id, namespace, key) DO UPDATE SET
-       value = EXCLUDED.value, tier = EXCLUDED.tier, expires_at = EXCLUDED.expires_at, updated_at = now(),
-       created_at = CASE WHEN agent_memory.expires_at <= now() THEN now() ELSE agent_memory.created_at END
-     RETURNING ${COLUMNS}`,
-    [w.namespace, w.key, w.valueJson, w.tier, w.ttlSecs, w.agentId, w.orgId]);
-  return rows[0] ?? null;
+  const q = query(tx);
+  const row = await q.insertInto('agent_memory')
+    .columns(['agent_id', 'org_id', 'namespace', 'key', 'value', 'tier', 'expires_at'])
+    .expression(q.selectFrom('agents as a').select([
+      'a.id', 'a.org_id', sql<string>`${w.namespace}::text`.as('namespace'), sql<string>`${w.key}::text`.as('key'),
+      sql<unknown>`${w.valueJson}::jsonb`.as('value'), sql<MemoryTier>`${w.tier}::text`.as('tier'),
+      sql<Date | null>`now() + ${w.ttlSecs}::int * interval '1 second'`.as('expires_at'),
+    ]).where('a.id', '=', w.agentId).where('a.org_id', '=', w.orgId))
+    .onConflict((oc) => oc.columns(['agent_id', 'namespace', 'key']).doUpdateSet((eb) => ({
+      value: eb.ref('excluded.value'), tier: eb.ref('excluded.tier'), expires_at: eb.ref('excluded.expires_at'), updated_at: sql`now()`,
+      created_at: sql`CASE WHEN agent_memory.expires_at <= now() THEN now() ELSE agent_memory.created_at END`,
+    })))
+    .returning(COLUMNS).executeTakeFirst();
+  return row ?? null;
 }
 
 /** Deletes the entry; false when there was no live one (an expired one goes too). */
 export async function deleteEntry(tx: EntityManager, agentId: string, namespace: string, key: string): Promise<boolean> {
-  const rows = await tx.execute<{ live: boolean }[]>(
-    `DELETE FROM agent_memory WHERE agent_id = ? AND namespace = ? AND key = ? RETURNING ${LIVE} AS live`, [agentId, namespace, key]);
-  return rows[0]?.live === true;
+  const row = await query(tx).deleteFrom('agent_memory').where('agent_id', '=', agentId).where('namespace', '=', namespace).where('key', '=', key)
+    .returning((eb) => live(eb).as('live')).executeTakeFirst();
+  return row?.live === true;
 }
 
 /** Namespaces that hold at least one live entry, in order. */
 export async function listNamespaces(em: EntityManager, agentId: string): Promise<string[]> {
-  const rows = await em.execute<{ namespace: string }[]>(
-    `SELECT DISTINCT namespace FROM agent_memory WHERE agent_id = ? AND ${LIVE} ORDER BY namespace`, [agentId]);
+  const rows = await query(em).selectFrom('agent_memory').select('namespace').distinct()
+    .where('agent_id', '=', agentId).where(live).orderBy('namespace').execute();
   return rows.map((r) => r.namespace);
 }
 
 export function listEntries(em: EntityManager, agentId: string, namespace: string, limit: number, offset: number): Promise<MemoryRow[]> {
-  return em.execute<MemoryRow[]>(
-    `SELECT ${COLUMNS} FROM agent_memory WHERE agent_id = ? AND namespace = ? AND ${LIVE} ORDER BY key LIMIT ? OFFSET ?`,
-    [agentId, namespace, limit, offset]);
+  return query(em).selectFrom('agent_memory').select(COLUMNS)
+    .where('agent_id', '=', agentId).where('namespace', '=', namespace).where(live).orderBy('key').limit(limit).offset(offset).execute();
 }
 
 /** Full-text search (websearch syntax, no stemming) over key and value text, best match first. */
-export function searchEntries(em: EntityManager, agentId: string, namespace: string, query: string, topK: number): Promise<MemorySearchRow[]> {
-  return em.execute<MemorySearchRow[]>(
-    `SELECT ${COLUMNS}, ts_rank(search_text, q)::float8 AS score
-     FROM agent_memory, websearch_to_tsquery('simple', ?) q
-     WHERE agent_id = ? AND namespace = ? AND ${LIVE} AND search_text @@ q
-     ORDER BY score DESC, key LIMIT ?`,
-    [query, agentId, namespace, topK]);
+export function searchEntries(em: EntityManager, agentId: string, namespace: string, text: string, topK: number): Promise<MemorySearchRow[]> {
+  return query(em).selectFrom(['agent_memory', sql<{ q: unknown }>`websearch_to_tsquery('simple', ${text})`.as('q')])
+    .select([...COLUMNS, sql<number>`ts_rank(search_text, q)::float8`.as('score')])
+    .where('agent_id', '=', agentId).where('namespace', '=', namespace).where(live).where(sql<boolean>`search_text @@ q`)
+    .orderBy('score', 'desc').orderBy('key').limit(topK).execute();
 }

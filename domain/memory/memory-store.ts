@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Problem, invalidField, notFound } from '../errors.ts';
 import {
-  countLiveEntries, deleteEntry, deleteExpired, findEntry, listEntries, listNamespaces, searchEntries, upsertEntry,
+  countLiveEntries, deleteEntry, deleteExpired, findEntry, listEntries, listNamespaces, lockAgentMemory, searchEntries, upsertEntry,
   MEMORY_TIERS, type MemoryRow, type MemoryTier,
 } from './memory-repository.ts';
 
@@ -104,7 +104,7 @@ export class MemoryStore {
     const json = valueJson(value);
     const row = await this.db().transactional(async (tx) => {
       // One writer per agent at a time, so concurrent puts cannot pass the entry cap together.
-      await tx.execute('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`agent_memory:${agentId}`]);
+      await lockAgentMemory(tx, agentId);
       await deleteExpired(tx, agentId, namespace, EXPIRED_SWEEP_PER_PUT);
       if (!(await findEntry(tx, agentId, namespace, key))) {
         const used = await countLiveEntries(tx, agentId);
