@@ -12,7 +12,7 @@ import { callerOf } from '../auth/principal.ts';
 import { roleOf } from '../access/roles.ts';
 import { Problem, conflict, forbidden, notFound } from '../errors.ts';
 import { applyDecision, applyOverdueExpiry, createApproval, DEFAULT_APPROVAL_TTL_MS, type ApprovalDecision } from './approval-events.ts';
-import { countPendingOfAgent, findApproval, listApprovals, type ApprovalDecisionStatus, type ApprovalRow, type ApprovalStatus } from './approval-repository.ts';
+import { countPendingOfAgent, findApproval, listApprovals, lockApprovalsOfAgent, type ApprovalDecisionStatus, type ApprovalRow, type ApprovalStatus } from './approval-repository.ts';
 
 /** Open requests one agent may have at a time, so an agent cannot flood its humans. */
 export const MAX_PENDING_PER_AGENT = 100;
@@ -52,7 +52,7 @@ export class ApprovalCommands {
     if (p.type !== 'agent') throw forbidden('Only an agent can request an approval; humans decide them (POST /v1/approvals/{id}/decide)');
     const row = await this.d.db().transactional(async (tx) => {
       // Serialized per agent, so concurrent requests cannot pass the cap together.
-      await tx.execute('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`approvals:${p.id}`]);
+      await lockApprovalsOfAgent(tx, p.id);
       const open = await countPendingOfAgent(tx, p.orgId, p.id);
       if (open >= MAX_PENDING_PER_AGENT) {
         throw new Problem(403, `Pending approval limit reached (${open}/${MAX_PENDING_PER_AGENT} per agent); wait for decisions first`, {

@@ -4,36 +4,22 @@
 // timer, or two humans) can never both move the same approval out of `pending`.
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
+import { query } from '../../db/query.ts';
+import type { Database } from '../../db/entities/index.ts';
 import { isUuid } from '../ids.ts';
 
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 export type ApprovalDecisionStatus = 'approved' | 'rejected';
 
-export type ApprovalRow = {
-  id: string;
-  org_id: string;
-  /** The human the request is addressed to. */
-  user_id: string | null;
-  agent_id: string | null;
-  /** Set when an automation run waits on this approval. */
-  run_id: string | null;
-  action: string;
-  target_type: string;
-  target_id: string;
-  risk_tier: number;
-  status: ApprovalStatus;
-  summary: Record<string, unknown>;
-  reason: string | null;
-  decision_reason: string | null;
-  decided_by: string | null;
-  decided_at: Date | null;
-  expires_at: Date | null;
-  created_at: Date;
-};
+const COLUMNS = [
+  'id', 'org_id', 'user_id', 'agent_id', 'run_id', 'action', 'target_type', 'target_id', 'risk_tier', 'status', 'summary', 'reason',
+  'decision_reason', 'decided_by', 'decided_at', 'expires_at', 'created_at',
+] as const;
 
-const COLUMNS = `id, org_id, user_id, agent_id, run_id, action, target_type, target_id, risk_tier, status, summary, reason,
-  decision_reason, decided_by, decided_at, expires_at, created_at`;
+/** `user_id`: the human the request is addressed to; `run_id`: set when an automation run waits on it. */
+export type ApprovalRow = Pick<Selectable<Database['approvals']>, (typeof COLUMNS)[number]>;
 
 export type NewApprovalRow = {
   id?: string;
@@ -56,37 +42,48 @@ export type NewApprovalRow = {
   expiresAt: Date | null;
 };
 
+/** Pending and not past its expiry. */
+const open = (eb: ExpressionBuilder<Database, 'approvals'>) =>
+  eb.and([eb('status', '=', 'pending'), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)])]);
+
+/** Serializes one agent's requests until `tx` ends, so concurrent ones cannot pass the pending cap together. */
+export async function lockApprovalsOfAgent(tx: EntityManager, agentId: string): Promise<void> {
+  // An advisory lock is a function call, not a statement about a table: written by hand.
+  await tx.execute('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`approvals:${agentId}`]);
+}
+
 export async function insertApproval(tx: EntityManager, a: NewApprovalRow): Promise<ApprovalRow>;
 /** `once`: an approval with this id already stored is left as it is (null). */
 export async function insertApproval(tx: EntityManager, a: NewApprovalRow, once: true): Promise<ApprovalRow | null>;
 export async function insertApproval(tx: EntityManager, a: NewApprovalRow, once = false): Promise<ApprovalRow | null> {
-  // The reference makes user_id required: a request nobody was named for goes to the
-  // automation's creator, else the agent's, else the organization's first active owner.
-  const rows = await tx.execute<ApprovalRow[]>(
-    `INSERT INTO approvals (id, org_id, user_id, agent_id, run_id, action, target_type, target_id, risk_tier, summary, reason, expires_at)
-     VALUES (?, ?, coalesce(?::uuid,
-         (SELECT created_by FROM automations WHERE id = ?::uuid AND org_id = ?),
-         (SELECT created_by FROM agents WHERE id = ?::uuid AND org_id = ?),
-         (SELECT id FROM users WHERE org_id = ? AND role = 'owner' AND status = 'active' ORDER BY created_at LIMIT 1)),
-       ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)${once ? '\n     ON CONFLICT (id) DO NOTHING' : ''}
-     RETURNING ${COLUMNS}`,
-    [a.id ?? randomUUID(), a.orgId, a.userId ?? null, a.automationId ?? null, a.orgId, a.agentId, a.orgId, a.orgId, a.agentId, a.runId, a.action, a.targetType, a.targetId,
-      a.riskTier, JSON.stringify(a.summary), a.reason, a.expiresAt]);
-  return rows[0] ?? null;
+  const insert = query(tx).insertInto('approvals').values((eb) => ({
+    id: a.id ?? randomUUID(), org_id: a.orgId,
+    // The reference makes user_id required: a request nobody was named for goes to the
+    // automation's creator, else the agent's, else the organization's first active owner.
+    user_id: eb.fn.coalesce(
+      sql<string | null>`${a.userId ?? null}::uuid`,
+      eb.selectFrom('automations').select('created_by').where('id', '=', sql<string>`${a.automationId ?? null}::uuid`).where('org_id', '=', a.orgId),
+      eb.selectFrom('agents').select('created_by').where('id', '=', sql<string>`${a.agentId}::uuid`).where('org_id', '=', a.orgId),
+      eb.selectFrom('users').select('id').where('org_id', '=', a.orgId).where('role', '=', 'owner').where('status', '=', 'active')
+        .orderBy('created_at').limit(1),
+    ),
+    agent_id: a.agentId, run_id: a.runId, action: a.action, target_type: a.targetType, target_id: a.targetId, risk_tier: a.riskTier,
+    summary: a.summary, reason: a.reason, expires_at: a.expiresAt,
+  }));
+  const row = await (once ? insert.onConflict((oc) => oc.column('id').doNothing()) : insert).returning(COLUMNS).executeTakeFirst();
+  return row ?? null;
 }
 
 /** One approval of the organization as stored; null when missing, elsewhere or not an id. */
 export async function findApproval(em: EntityManager, orgId: string, id: string): Promise<ApprovalRow | null> {
   if (!isUuid(id)) return null;
-  const rows = await em.execute<ApprovalRow[]>(`SELECT ${COLUMNS} FROM approvals WHERE id = ? AND org_id = ?`, [id, orgId]);
-  return rows[0] ?? null;
+  return (await query(em).selectFrom('approvals').select(COLUMNS).where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst()) ?? null;
 }
 
 /** One approval by id alone, for callers that already know its organization (run activities). */
 export async function findApprovalById(em: EntityManager, id: string): Promise<ApprovalRow | null> {
   if (!isUuid(id)) return null;
-  const rows = await em.execute<ApprovalRow[]>(`SELECT ${COLUMNS} FROM approvals WHERE id = ?`, [id]);
-  return rows[0] ?? null;
+  return (await query(em).selectFrom('approvals').select(COLUMNS).where('id', '=', id).executeTakeFirst()) ?? null;
 }
 
 export type ApprovalQuery = { status?: ApprovalStatus; limit: number; offset: number; userId?: string };
@@ -96,41 +93,39 @@ export type ApprovalQuery = { status?: ApprovalStatus; limit: number; offset: nu
  * its expiry as expired (what the reader is shown), though the row may not say so yet.
  */
 export function listApprovals(em: EntityManager, orgId: string, q: ApprovalQuery): Promise<ApprovalRow[]> {
-  const params: unknown[] = [orgId];
-  let where = 'org_id = ?';
-  if (q.status === 'pending') where += " AND status = 'pending' AND (expires_at IS NULL OR expires_at > now())";
-  else if (q.status === 'expired') where += " AND (status = 'expired' OR (status = 'pending' AND expires_at <= now()))";
-  else if (q.status) { where += ' AND status = ?'; params.push(q.status); }
-  if (q.userId) { where += ' AND user_id = ?'; params.push(q.userId); }
-  params.push(q.limit, q.offset);
-  return em.execute<ApprovalRow[]>(
-    `SELECT ${COLUMNS} FROM approvals WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, params);
+  let select = query(em).selectFrom('approvals').select(COLUMNS).where('org_id', '=', orgId);
+  if (q.status === 'pending') select = select.where(open);
+  else if (q.status === 'expired') {
+    select = select.where((eb) => eb.or([
+      eb('status', '=', 'expired'), eb.and([eb('status', '=', 'pending'), eb('expires_at', '<=', sql<Date>`now()`)]),
+    ]));
+  } else if (q.status) select = select.where('status', '=', q.status);
+  if (q.userId) select = select.where('user_id', '=', q.userId);
+  return select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).offset(q.offset).execute();
 }
 
 /** Every pending approval of the run → expired (the run ended); the rows that moved. */
 export function expirePendingOfRun(tx: EntityManager, runId: string): Promise<ApprovalRow[]> {
   if (!isUuid(runId)) return Promise.resolve([]);
-  return tx.execute<ApprovalRow[]>(
-    `UPDATE approvals SET status = 'expired' WHERE run_id = ? AND status = 'pending' RETURNING ${COLUMNS}`, [runId]);
+  return query(tx).updateTable('approvals').set({ status: 'expired' }).where('run_id', '=', runId).where('status', '=', 'pending')
+    .returning(COLUMNS).execute();
 }
 
 /** The agent's approvals still waiting for a decision (past-expiry ones no longer count). */
 export async function countPendingOfAgent(tx: EntityManager, orgId: string, agentId: string): Promise<number> {
-  const rows = await tx.execute<{ n: number }[]>(
-    `SELECT count(*)::int AS n FROM approvals
-     WHERE org_id = ? AND agent_id = ? AND status = 'pending' AND (expires_at IS NULL OR expires_at > now())`, [orgId, agentId]);
-  return rows[0]!.n;
+  const row = await query(tx).selectFrom('approvals').select(sql<number>`count(*)::int`.as('n'))
+    .where('org_id', '=', orgId).where('agent_id', '=', agentId).where(open).executeTakeFirstOrThrow();
+  return row.n;
 }
 
 /** pending → approved|rejected, only while it has not expired; null when it was not decidable. */
 export async function decidePending(tx: EntityManager, id: string, decision: ApprovalDecisionStatus, reason: string | null,
   decidedBy: string): Promise<ApprovalRow | null> {
   if (!isUuid(id)) return null;
-  const rows = await tx.execute<ApprovalRow[]>(
-    `UPDATE approvals SET status = ?, decision_reason = ?, decided_by = ?, decided_at = now()
-     WHERE id = ? AND status = 'pending' AND (expires_at IS NULL OR expires_at > now()) RETURNING ${COLUMNS}`,
-    [decision, reason, decidedBy, id]);
-  return rows[0] ?? null;
+  const row = await query(tx).updateTable('approvals')
+    .set({ status: decision, decision_reason: reason, decided_by: decidedBy, decided_at: sql`now()` })
+    .where('id', '=', id).where(open).returning(COLUMNS).executeTakeFirst();
+  return row ?? null;
 }
 
 /**
@@ -139,8 +134,7 @@ export async function decidePending(tx: EntityManager, id: string, decision: App
  */
 export async function expirePending(tx: EntityManager, id: string, overdueOnly = false): Promise<ApprovalRow | null> {
   if (!isUuid(id)) return null;
-  const rows = await tx.execute<ApprovalRow[]>(
-    `UPDATE approvals SET status = 'expired'
-     WHERE id = ? AND status = 'pending'${overdueOnly ? ' AND expires_at <= now()' : ''} RETURNING ${COLUMNS}`, [id]);
-  return rows[0] ?? null;
+  const update = query(tx).updateTable('approvals').set({ status: 'expired' }).where('id', '=', id).where('status', '=', 'pending');
+  const row = await (overdueOnly ? update.where('expires_at', '<=', sql<Date>`now()`) : update).returning(COLUMNS).executeTakeFirst();
+  return row ?? null;
 }
