@@ -2,23 +2,26 @@
 // every statement about their rows. Commands and the executor decide; this file only reads and
 // writes. Rows hold where a credential is kept, never the credential.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, type Selectable } from 'kysely';
+import { query } from '../../db/query.ts';
+import type { Database } from '../../db/entities/index.ts';
 import { isUuid } from '../ids.ts';
 import type { BindingGuardrails, HttpConfig } from './binding-config.ts';
 import type { InlineLocation } from './credential-store.ts';
 
 export type CredentialSourceType = 'inline' | 'vault_ref';
 
-export type BindingRow = {
-  id: string; org_id: string; agent_id: string; name: string; binding_type: 'http';
-  config: HttpConfig; guardrails: BindingGuardrails; is_active: boolean;
-  credential_source_type: CredentialSourceType | null;
-  credential_vault_id: string | null; credential_path: string | null;
-  inline_vault_id: string | null; inline_path: string | null; inline_version: number | null;
-  created_by: string; created_at: string | Date; updated_at: string | Date;
-};
+const COLUMNS = [
+  'id', 'org_id', 'agent_id', 'name', 'binding_type', 'config', 'guardrails', 'is_active', 'credential_source_type',
+  'credential_vault_id', 'credential_path', 'inline_vault_id', 'inline_path', 'inline_version', 'created_by', 'created_at', 'updated_at',
+] as const;
 
-const COLUMNS = `id, org_id, agent_id, name, binding_type, config, guardrails, is_active, credential_source_type,
-  credential_vault_id, credential_path, inline_vault_id, inline_path, inline_version, created_by, created_at, updated_at`;
+/** A binding; its config and guardrails are what binding-config.ts let in (the entity types that jsonb as a plain record). */
+export type BindingRow = Omit<Pick<Selectable<Database['execution_bindings']>, (typeof COLUMNS)[number]>, 'config' | 'guardrails'>
+  & { config: HttpConfig; guardrails: BindingGuardrails };
+
+/** Kysely raises the driver's own errors; the callers tell constraint violations apart by MikroORM's exception types. */
+const asOrmError = <T>(em: EntityManager, work: Promise<T>): Promise<T> => work.catch((e: Error) => { throw em.getDriver().convertException(e); });
 
 /** The credential columns of a row: none, a vault reference, or an inline location. */
 export type CredentialColumns = Pick<BindingRow, 'credential_source_type' | 'credential_vault_id' | 'credential_path' | 'inline_vault_id' | 'inline_path' | 'inline_version'>;
@@ -31,113 +34,124 @@ export const inlineOf = (b: CredentialColumns): InlineLocation | null =>
   (b.credential_source_type === 'inline' && b.inline_vault_id && b.inline_path && b.inline_version
     ? { vaultId: b.inline_vault_id, path: b.inline_path, version: b.inline_version } : null);
 
+/** Exactly the credential columns of `b`. */
+const credentialOf = (b: CredentialColumns): CredentialColumns => ({
+  credential_source_type: b.credential_source_type, credential_vault_id: b.credential_vault_id, credential_path: b.credential_path,
+  inline_vault_id: b.inline_vault_id, inline_path: b.inline_path, inline_version: b.inline_version,
+});
+
 export type NewBinding = Omit<BindingRow, 'created_at' | 'updated_at' | 'is_active'>;
 
+/** A second binding of the agent with the same name raises the unique violation of execution_bindings_name_unique. */
 export async function insertBinding(tx: EntityManager, b: NewBinding): Promise<BindingRow> {
-  const rows = await tx.execute<BindingRow[]>(
-    `INSERT INTO execution_bindings (id, org_id, agent_id, name, binding_type, config, guardrails, credential_source_type,
-       credential_vault_id, credential_path, inline_vault_id, inline_path, inline_version, created_by)
-     VALUES (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-    [b.id, b.org_id, b.agent_id, b.name, b.binding_type, JSON.stringify(b.config), JSON.stringify(b.guardrails), b.credential_source_type,
-      b.credential_vault_id, b.credential_path, b.inline_vault_id, b.inline_path, b.inline_version, b.created_by]);
-  return rows[0]!;
+  return await asOrmError(tx, query(tx).insertInto('execution_bindings').values({
+    id: b.id, org_id: b.org_id, agent_id: b.agent_id, name: b.name, binding_type: b.binding_type, config: b.config, guardrails: b.guardrails,
+    ...credentialOf(b), created_by: b.created_by,
+  }).returning(COLUMNS).executeTakeFirstOrThrow()) as BindingRow;
 }
 
-export function listBindings(em: EntityManager, orgId: string, agentId: string): Promise<BindingRow[]> {
-  return em.execute<BindingRow[]>(`SELECT ${COLUMNS} FROM execution_bindings WHERE org_id = ? AND agent_id = ? ORDER BY created_at, id`, [orgId, agentId]);
+export async function listBindings(em: EntityManager, orgId: string, agentId: string): Promise<BindingRow[]> {
+  return await query(em).selectFrom('execution_bindings').select(COLUMNS).where('org_id', '=', orgId).where('agent_id', '=', agentId)
+    .orderBy('created_at').orderBy('id').execute() as BindingRow[];
 }
 
 /** One binding of the agent by id; `lock` takes the row for a change. */
 export async function findBinding(em: EntityManager, orgId: string, agentId: string, id: string, lock = false): Promise<BindingRow | null> {
   if (!isUuid(id)) return null;
-  const rows = await em.execute<BindingRow[]>(
-    `SELECT ${COLUMNS} FROM execution_bindings WHERE org_id = ? AND agent_id = ? AND id = ?${lock ? ' FOR UPDATE' : ''}`, [orgId, agentId, id]);
-  return rows[0] ?? null;
+  const q = query(em).selectFrom('execution_bindings').select(COLUMNS).where('org_id', '=', orgId).where('agent_id', '=', agentId).where('id', '=', id);
+  return (await (lock ? q.forUpdate() : q).executeTakeFirst() as BindingRow | undefined) ?? null;
 }
 
 /** One binding of the agent by id, or else by name. */
 export async function findBindingByIdOrName(em: EntityManager, orgId: string, agentId: string, ref: string): Promise<BindingRow | null> {
   const byId = await findBinding(em, orgId, agentId, ref);
   if (byId) return byId;
-  const rows = await em.execute<BindingRow[]>(`SELECT ${COLUMNS} FROM execution_bindings WHERE org_id = ? AND agent_id = ? AND name = ?`, [orgId, agentId, ref]);
-  return rows[0] ?? null;
+  const row = await query(em).selectFrom('execution_bindings').select(COLUMNS)
+    .where('org_id', '=', orgId).where('agent_id', '=', agentId).where('name', '=', ref).executeTakeFirst();
+  return (row as BindingRow | undefined) ?? null;
 }
 
 export type BindingChanges = { config?: HttpConfig; guardrails?: BindingGuardrails; is_active?: boolean; credential?: CredentialColumns };
 
 export async function updateBinding(tx: EntityManager, id: string, c: BindingChanges): Promise<BindingRow> {
-  const sets: string[] = ['updated_at = now()'];
-  const values: unknown[] = [];
-  if (c.config !== undefined) { sets.push('config = ?::jsonb'); values.push(JSON.stringify(c.config)); }
-  if (c.guardrails !== undefined) { sets.push('guardrails = ?::jsonb'); values.push(JSON.stringify(c.guardrails)); }
-  if (c.is_active !== undefined) { sets.push('is_active = ?'); values.push(c.is_active); }
-  if (c.credential !== undefined) {
-    const k = c.credential;
-    sets.push('credential_source_type = ?', 'credential_vault_id = ?', 'credential_path = ?', 'inline_vault_id = ?', 'inline_path = ?', 'inline_version = ?');
-    values.push(k.credential_source_type, k.credential_vault_id, k.credential_path, k.inline_vault_id, k.inline_path, k.inline_version);
-  }
-  const rows = await tx.execute<BindingRow[]>(`UPDATE execution_bindings SET ${sets.join(', ')} WHERE id = ? RETURNING ${COLUMNS}`, [...values, id]);
-  return rows[0]!;
+  return await asOrmError(tx, query(tx).updateTable('execution_bindings').set({
+    updated_at: sql`now()`,
+    ...(c.config !== undefined && { config: c.config }),
+    ...(c.guardrails !== undefined && { guardrails: c.guardrails }),
+    ...(c.is_active !== undefined && { is_active: c.is_active }),
+    ...(c.credential !== undefined && credentialOf(c.credential)),
+  }).where('id', '=', id).returning(COLUMNS).executeTakeFirstOrThrow()) as BindingRow;
 }
 
 export async function deleteBinding(tx: EntityManager, id: string): Promise<boolean> {
-  const rows = await tx.execute<{ id: string }[]>('DELETE FROM execution_bindings WHERE id = ? RETURNING id', [id]);
-  return rows.length > 0;
+  const row = await query(tx).deleteFrom('execution_bindings').where('id', '=', id).returning('id').executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The organization's live standard vault with this id, if there is one (a vault_ref credential's vault). */
+export async function isStandardVaultOf(em: EntityManager, orgId: string, vaultId: string): Promise<boolean> {
+  const row = await query(em).selectFrom('vaults').select('id')
+    .where('id', '=', vaultId).where('org_id', '=', orgId).where('kind', '=', 'standard').where('deleted_at', 'is', null).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Marks the secret at `path` of the reserved vault deleted (an inline credential going away); the ids of the secrets it marked. */
+export async function markCredentialSecretDeleted(tx: EntityManager, vaultId: string, path: string): Promise<string[]> {
+  const rows = await query(tx).updateTable('secrets').set({ deleted_at: sql`coalesce(deleted_at, now())`, updated_at: sql`now()` })
+    .where('vault_id', '=', vaultId).where('path', '=', path).returning('id').execute();
+  return rows.map((r) => r.id);
 }
 
 // ---- execution events ----
 
 export type ExecutionStatus = 'success' | 'failed' | 'denied';
 
-export type ExecutionEventRow = {
-  id: string; org_id: string; agent_id: string; binding_id: string; binding_name: string; intent_type: string; execution_mode: string;
-  status: ExecutionStatus; request_summary: Record<string, unknown> | null; result_summary: Record<string, unknown> | null;
-  error_message: string | null; duration_ms: number; cost_cents: number | null; redactions_applied: number; request_id: string | null;
-  created_at: string | Date;
-};
+const EVENT_COLUMNS = [
+  'id', 'org_id', 'agent_id', 'binding_id', 'binding_name', 'intent_type', 'execution_mode', 'status', 'request_summary', 'result_summary',
+  'error_message', 'duration_ms', 'cost_cents', 'redactions_applied', 'request_id', 'created_at',
+] as const;
 
-const EVENT_COLUMNS = `id, org_id, agent_id, binding_id, binding_name, intent_type, execution_mode, status, request_summary, result_summary,
-  error_message, duration_ms, cost_cents, redactions_applied, request_id, created_at`;
+export type ExecutionEventRow = Pick<Selectable<Database['execution_events']>, (typeof EVENT_COLUMNS)[number]>;
 
 export type NewExecutionEvent = Omit<ExecutionEventRow, 'created_at' | 'cost_cents' | 'execution_mode'>;
 
 export async function insertExecutionEvent(em: EntityManager, e: NewExecutionEvent): Promise<void> {
-  await em.execute(
-    `INSERT INTO execution_events (id, org_id, agent_id, binding_id, binding_name, intent_type, status, request_summary, result_summary,
-       error_message, duration_ms, redactions_applied, request_id)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?)`,
-    [e.id, e.org_id, e.agent_id, e.binding_id, e.binding_name, e.intent_type, e.status,
-      e.request_summary === null ? null : JSON.stringify(e.request_summary), e.result_summary === null ? null : JSON.stringify(e.result_summary),
-      e.error_message, e.duration_ms, e.redactions_applied, e.request_id]);
+  await query(em).insertInto('execution_events').values({
+    id: e.id, org_id: e.org_id, agent_id: e.agent_id, binding_id: e.binding_id, binding_name: e.binding_name, intent_type: e.intent_type,
+    status: e.status, request_summary: e.request_summary, result_summary: e.result_summary, error_message: e.error_message,
+    duration_ms: e.duration_ms, redactions_applied: e.redactions_applied, request_id: e.request_id,
+  }).execute();
 }
 
 /** The agent's events, newest first. */
 export function listExecutionEvents(em: EntityManager, orgId: string, agentId: string, limit: number, offset: number): Promise<ExecutionEventRow[]> {
-  return em.execute<ExecutionEventRow[]>(
-    `SELECT ${EVENT_COLUMNS} FROM execution_events WHERE org_id = ? AND agent_id = ? ORDER BY created_at DESC, id LIMIT ? OFFSET ?`,
-    [orgId, agentId, limit, offset]);
+  return query(em).selectFrom('execution_events').select(EVENT_COLUMNS).where('org_id', '=', orgId).where('agent_id', '=', agentId)
+    .orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset).execute();
 }
 
 // ---- max_requests_per_minute ----
+
+/** The current calendar minute, as the database's clock has it. */
+const thisMinute = sql<Date>`date_trunc('minute', now())`;
 
 /**
  * Takes one request of the current calendar minute for `subject` unless `cap` are taken: one
  * conditional upsert, so concurrent requests on any replica never overshoot. False when full.
  */
 export async function takeMinuteSlot(tx: EntityManager, subject: string, cap: number): Promise<boolean> {
-  const rows = await tx.execute<{ count: number }[]>(
-    `INSERT INTO execution_rate_windows (subject, window_start, count) VALUES (?, date_trunc('minute', now()), 1)
-     ON CONFLICT (subject, window_start) DO UPDATE SET count = execution_rate_windows.count + 1
-       WHERE execution_rate_windows.count < ?
-     RETURNING count`, [subject, cap]);
-  const taken = rows[0];
+  const q = query(tx);
+  const taken = await q.insertInto('execution_rate_windows').values({ subject, window_start: thisMinute, count: 1 })
+    .onConflict((oc) => oc.columns(['subject', 'window_start']).doUpdateSet({ count: sql`execution_rate_windows.count + 1` })
+      .where('execution_rate_windows.count', '<', cap))
+    .returning('count').executeTakeFirst();
   // The first request of a minute clears the subject's earlier minutes.
-  if (taken?.count === 1) await tx.execute("DELETE FROM execution_rate_windows WHERE subject = ? AND window_start < date_trunc('minute', now())", [subject]);
+  if (taken?.count === 1) await q.deleteFrom('execution_rate_windows').where('subject', '=', subject).where('window_start', '<', thisMinute).execute();
   return taken !== undefined && taken.count <= cap;
 }
 
 /** Seconds until the next calendar minute (Retry-After of a full window). */
 export async function secondsToNextMinute(em: EntityManager): Promise<number> {
-  const rows = await em.execute<{ s: number }[]>("SELECT ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now()))::int AS s");
-  return Math.max(1, rows[0]?.s ?? 60);
+  const row = await query(em).selectNoFrom(sql<number>`ceil(extract(epoch FROM date_trunc('minute', now()) + interval '1 minute' - now()))::int`.as('s'))
+    .executeTakeFirst();
+  return Math.max(1, row?.s ?? 60);
 }

@@ -8,6 +8,7 @@ import { invalidField } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { splitChecked } from '../paths/secret-path.ts';
 import type { HttpConfig } from './binding-config.ts';
+import { isStandardVaultOf } from './binding-repository.ts';
 import { authHeaderName, canonicalBaseUrl, credentialProblem } from './http-request.ts';
 
 /** A new credential: a value kept inline (encrypted), or a pointer to a secret the agent reads itself. */
@@ -33,8 +34,7 @@ export async function checkBindingSetup(em: EntityManager, orgId: string, exempt
 /** The vault must be one of the organization's; the path canonical. Whether the agent may read it is decided at each call. */
 async function checkVaultRef(em: EntityManager, orgId: string, c: { vault_id: string; path: string }): Promise<void> {
   splitChecked(c.path, 'credential_source.path'); // 400 naming the segment and the reason
-  const rows = isUuid(c.vault_id)
-    ? await em.execute<{ id: string }[]>("SELECT id FROM vaults WHERE id = ? AND org_id = ? AND kind = 'standard' AND deleted_at IS NULL", [c.vault_id, orgId])
-    : [];
-  if (rows.length === 0) throw invalidField('credential_source.vault_id', 'is not a vault of this organization');
+  if (!isUuid(c.vault_id) || !(await isStandardVaultOf(em, orgId, c.vault_id))) {
+    throw invalidField('credential_source.vault_id', 'is not a vault of this organization');
+  }
 }

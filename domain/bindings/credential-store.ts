@@ -8,6 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../crypto/kms/kms.ts';
 import type { AgentKeysVault } from '../vaults/agent-keys-vault.ts';
 import { readItem, shredVersionsOf, storeItem, type ItemLocation } from '../vaults/agent-keys-items.ts';
+import { markCredentialSecretDeleted } from './binding-repository.ts';
 
 export const inlineCredentialPath = (agentId: string, bindingId: string): string => `agents/${agentId}/bindings/${bindingId}/credential`;
 
@@ -23,7 +24,5 @@ export const readInlineCredential = (em: EntityManager, kms: Kms, orgId: string,
 
 /** Erases every version of the credential at `path` and marks it deleted (binding deleted or switched to vault_ref). */
 export async function shredInlineCredential(tx: EntityManager, vaultId: string, path: string): Promise<void> {
-  const rows = await tx.execute<{ id: string }[]>(
-    'UPDATE secrets SET deleted_at = coalesce(deleted_at, now()), updated_at = now() WHERE vault_id = ? AND path = ? RETURNING id', [vaultId, path]);
-  for (const r of rows) await shredVersionsOf(tx, r.id);
+  for (const secretId of await markCredentialSecretDeleted(tx, vaultId, path)) await shredVersionsOf(tx, secretId);
 }
