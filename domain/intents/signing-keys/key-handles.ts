@@ -13,7 +13,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms, SigningKeyRef } from '../../crypto/kms/kms.ts';
 import type { AgentKeysVault } from '../../vaults/agent-keys-vault.ts';
 import { readItem, storeItem, type ItemLocation } from '../../vaults/agent-keys-items.ts';
-import { activeKeysOfOrg, handleOf } from './key-repository.ts';
+import { activeKeysOfOrg, handleOf, shredHandleVersion } from './key-repository.ts';
 
 /** The reference's default key path of an agent's key on a chain. */
 export const handlePath = (agentId: string, chain: string): string => `agents/${agentId}/chains/${chain}/private_key`;
@@ -30,12 +30,7 @@ export const readHandle = (em: EntityManager, kms: Kms, orgId: string, at: Handl
   readItem(em, kms, orgId, at) as Promise<SigningKeyRef | null>;
 
 /** Erases a retired key's stored handle (see the file comment). In the caller's transaction. */
-export async function shredHandle(tx: EntityManager, at: HandleLocation): Promise<void> {
-  await tx.execute(
-    `UPDATE secret_versions sv SET ciphertext = ?, wrapped_key = ?, disabled_at = coalesce(sv.disabled_at, now())
-     FROM secrets s WHERE s.id = sv.secret_id AND s.vault_id = ? AND s.path = ? AND sv.version = ?`,
-    [Buffer.alloc(0), Buffer.alloc(0), at.vaultId, at.path, at.version]);
-}
+export const shredHandle = (tx: EntityManager, at: HandleLocation): Promise<void> => shredHandleVersion(tx, at);
 
 /**
  * The handles of an organization's active keys, for account deletion to destroy in the KMS once

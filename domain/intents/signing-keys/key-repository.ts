@@ -1,22 +1,23 @@
-// The signing_keys table (migration 0019): every statement about its rows. Commands
-// (signing-key-commands.ts) and the signer decide; this file only reads and writes. Rows hold
-// public facts and where the handle is kept, never the handle.
+// The signing_keys table (migration 0019): every statement about its rows, and the erasing of a
+// retired key's stored handle. Commands (signing-key-commands.ts) and the signer decide; this file
+// only reads and writes. Rows hold public facts and where the handle is kept, never the handle.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, type Selectable } from 'kysely';
+import { query } from '../../../db/query.ts';
+import type { Database } from '../../../db/entities/index.ts';
 import type { HandleLocation } from './key-handles.ts';
 
-export type SigningKeyRow = {
-  id: string; org_id: string; agent_id: string; chain: string; curve: string;
-  /** 0x-hex of the 65-byte uncompressed SEC1 point. */
-  public_key: string;
-  /** EIP-55 checksummed. */
-  address: string;
-  key_version: number; is_active: boolean; key_backend: string;
-  handle_vault_id: string; handle_path: string; handle_version: number;
-  created_by: string; created_at: string | Date; rotated_at: string | Date | null; deactivated_at: string | Date | null;
-};
+/** Kysely raises the driver's own errors; the callers tell constraint violations apart by MikroORM's exception types. */
+const asOrmError = <T>(em: EntityManager, work: Promise<T>): Promise<T> => work.catch((e: Error) => { throw em.getDriver().convertException(e); });
 
-export const SIGNING_KEY_COLUMNS = `id, org_id, agent_id, chain, curve, public_key, address, key_version, is_active, key_backend,
-  handle_vault_id, handle_path, handle_version, created_by, created_at, rotated_at, deactivated_at`;
+// Every column; the signing hot path reads them in its own statement (signing-agent-repository.ts).
+export const SIGNING_KEY_COLUMNS = [
+  'id', 'org_id', 'agent_id', 'chain', 'curve', 'public_key', 'address', 'key_version', 'is_active', 'key_backend',
+  'handle_vault_id', 'handle_path', 'handle_version', 'created_by', 'created_at', 'rotated_at', 'deactivated_at',
+] as const;
+
+/** `public_key`: 0x-hex of the 65-byte uncompressed SEC1 point; `address`: EIP-55 checksummed. */
+export type SigningKeyRow = Pick<Selectable<Database['signing_keys']>, (typeof SIGNING_KEY_COLUMNS)[number]>;
 
 export const handleOf = (k: Pick<SigningKeyRow, 'handle_vault_id' | 'handle_path' | 'handle_version'>): HandleLocation =>
   ({ vaultId: k.handle_vault_id, path: k.handle_path, version: k.handle_version });
@@ -24,45 +25,49 @@ export const handleOf = (k: Pick<SigningKeyRow, 'handle_vault_id' | 'handle_path
 /** `rotated`: the key replaces an earlier one (rotated_at is then the time of the rotation). */
 export type NewSigningKey = Omit<SigningKeyRow, 'is_active' | 'created_at' | 'rotated_at' | 'deactivated_at'> & { rotated: boolean };
 
-export async function insertSigningKey(tx: EntityManager, k: NewSigningKey): Promise<SigningKeyRow> {
-  const rows = await tx.execute<SigningKeyRow[]>(
-    `INSERT INTO signing_keys (id, org_id, agent_id, chain, curve, public_key, address, key_version, key_backend,
-       handle_vault_id, handle_path, handle_version, created_by, rotated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, CASE WHEN ? THEN now() END) RETURNING ${SIGNING_KEY_COLUMNS}`,
-    [k.id, k.org_id, k.agent_id, k.chain, k.curve, k.public_key, k.address, k.key_version, k.key_backend,
-      k.handle_vault_id, k.handle_path, k.handle_version, k.created_by, k.rotated]);
-  return rows[0]!;
+/** A second active key of the agent on the chain raises the unique violation of signing_keys_one_active. */
+export function insertSigningKey(tx: EntityManager, k: NewSigningKey): Promise<SigningKeyRow> {
+  const { rotated, ...row } = k;
+  return asOrmError(tx, query(tx).insertInto('signing_keys').values({ ...row, rotated_at: rotated ? sql`now()` : null })
+    .returning(SIGNING_KEY_COLUMNS).executeTakeFirstOrThrow());
 }
 
 /** Every key of the agent, active and retired, newest first. */
 export function listSigningKeys(em: EntityManager, orgId: string, agentId: string): Promise<SigningKeyRow[]> {
-  return em.execute<SigningKeyRow[]>(
-    `SELECT ${SIGNING_KEY_COLUMNS} FROM signing_keys WHERE org_id = ? AND agent_id = ? ORDER BY created_at DESC, key_version DESC`, [orgId, agentId]);
+  return query(em).selectFrom('signing_keys').select(SIGNING_KEY_COLUMNS).where('org_id', '=', orgId).where('agent_id', '=', agentId)
+    .orderBy('created_at', 'desc').orderBy('key_version', 'desc').execute();
 }
 
 /** The agent's active key on `chain`, or null; `lock` takes the row for a rotation or deactivation. */
-export async function activeSigningKey(em: EntityManager, orgId: string, agentId: string, chain: string, lock = false): Promise<SigningKeyRow | null> {
-  const rows = await em.execute<SigningKeyRow[]>(
-    `SELECT ${SIGNING_KEY_COLUMNS} FROM signing_keys WHERE org_id = ? AND agent_id = ? AND chain = ? AND is_active${lock ? ' FOR UPDATE' : ''}`,
-    [orgId, agentId, chain]);
-  return rows[0] ?? null;
+export async function activeSigningKey(em: EntityManager, orgId: string, agentId: string, chain: SigningKeyRow['chain'], lock = false): Promise<SigningKeyRow | null> {
+  const q = query(em).selectFrom('signing_keys').select(SIGNING_KEY_COLUMNS)
+    .where('org_id', '=', orgId).where('agent_id', '=', agentId).where('chain', '=', chain).where('is_active', '=', true);
+  return (await (lock ? q.forUpdate() : q).executeTakeFirst()) ?? null;
 }
 
 /** The version the agent's next key on `chain` gets (versions are never reused). */
-export async function nextKeyVersion(tx: EntityManager, agentId: string, chain: string): Promise<number> {
-  const rows = await tx.execute<{ v: number }[]>(
-    'SELECT coalesce(max(key_version), 0)::int + 1 AS v FROM signing_keys WHERE agent_id = ? AND chain = ?', [agentId, chain]);
-  return rows[0]!.v;
+export async function nextKeyVersion(tx: EntityManager, agentId: string, chain: SigningKeyRow['chain']): Promise<number> {
+  const row = await query(tx).selectFrom('signing_keys').select(sql<number>`coalesce(max(key_version), 0)::int + 1`.as('v'))
+    .where('agent_id', '=', agentId).where('chain', '=', chain).executeTakeFirstOrThrow();
+  return row.v;
 }
 
 /** Retires an active key; false when it was no longer active (a concurrent change won). */
 export async function deactivateSigningKey(tx: EntityManager, id: string): Promise<boolean> {
-  const rows = await tx.execute<{ id: string }[]>(
-    'UPDATE signing_keys SET is_active = false, deactivated_at = now() WHERE id = ? AND is_active RETURNING id', [id]);
-  return rows.length > 0;
+  const row = await query(tx).updateTable('signing_keys').set({ is_active: false, deactivated_at: sql`now()` })
+    .where('id', '=', id).where('is_active', '=', true).returning('id').executeTakeFirst();
+  return row !== undefined;
 }
 
 /** The organization's active keys and where their handles are (account deletion destroys them). */
 export function activeKeysOfOrg(em: EntityManager, orgId: string): Promise<SigningKeyRow[]> {
-  return em.execute<SigningKeyRow[]>(`SELECT ${SIGNING_KEY_COLUMNS} FROM signing_keys WHERE org_id = ? AND is_active`, [orgId]);
+  return query(em).selectFrom('signing_keys').select(SIGNING_KEY_COLUMNS).where('org_id', '=', orgId).where('is_active', '=', true).execute();
+}
+
+/** Erases the stored handle at `at` (its secret version's ciphertext and wrapped key) and disables that version. */
+export async function shredHandleVersion(tx: EntityManager, at: HandleLocation): Promise<void> {
+  await query(tx).updateTable('secret_versions as sv').from('secrets as s')
+    .set({ ciphertext: Buffer.alloc(0), wrapped_key: Buffer.alloc(0), disabled_at: sql`coalesce(sv.disabled_at, now())` })
+    .whereRef('s.id', '=', 'sv.secret_id').where('s.vault_id', '=', at.vaultId).where('s.path', '=', at.path).where('sv.version', '=', at.version)
+    .execute();
 }

@@ -33,6 +33,9 @@ export class SigningKeyRetired extends Problem {
   }
 }
 
+/** What signing needs of a signing_keys row (the hot read's copy carries its timestamps as text). */
+type KeyFacts = Pick<SigningKeyRow, 'id' | 'address' | 'public_key' | 'key_version' | 'handle_vault_id' | 'handle_path' | 'handle_version'>;
+
 /** Handles decrypted from `__agent-keys`, by key id (a key's handle never changes). Bounded. */
 const HANDLE_CACHE_MAX = 10_000;
 
@@ -63,7 +66,7 @@ export class AgentSigner {
    * this request: `preloaded`; the handle is decrypted once per key and kept). Whether the key is still the active one is read every time, so a key rotated or
    * deactivated elsewhere stops signing here at once. Holds no connection after it returns.
    */
-  async activeKey(agent: Pick<AgentRow, 'id' | 'org_id' | 'status'>, signingChain: SigningChain, preloaded?: SigningKeyRow | null): Promise<ActiveKey> {
+  async activeKey(agent: Pick<AgentRow, 'id' | 'org_id' | 'status'>, signingChain: SigningChain, preloaded?: KeyFacts | null): Promise<ActiveKey> {
     if (agent.status !== 'active') throw forbidden('The agent is deactivated: its keys do not sign');
     const key = preloaded !== undefined ? preloaded : await activeSigningKey(this.d.db(), agent.org_id, agent.id, signingChain);
     let ref = key ? this.handles.get(key.id) : undefined;
