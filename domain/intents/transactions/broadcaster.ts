@@ -18,8 +18,9 @@ import { endTransactionWithoutEffect } from './transaction-ending.ts';
 import { SenderQueue } from './nonce.ts';
 import type { NonceGaps } from './nonce-gap.ts';
 import {
-  countBroadcastAttempt, loadTransactionById, markBroadcast, markMined, markUnconfirmed, unsentOfSender, type TransactionRow,
+  countBroadcastAttempt, loadTransactionById, markBroadcast, markMined, markUnconfirmed, type TransactionRow,
 } from './transaction-repository.ts';
+import { unsentOfSender } from './sender-repository.ts';
 
 export type SendOutcome = 'sent' | 'refused' | 'ended';
 export type ReceiptOutcome = 'pending' | 'confirmed' | 'failed' | 'ended';

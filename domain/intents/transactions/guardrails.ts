@@ -8,12 +8,14 @@
 //   tx_max_per_day       how many transactions a UTC day may have
 // The two daily ones are counters: reserved with the transaction in ONE conditional statement
 // (recordSignedTransaction in transaction-repository.ts), so parallel requests can never together pass a cap, and released when the
-// transaction ends without effect (its signing failed, the node refused it).
+// transaction ends without effect (its signing failed, the node refused it; releaseDailySpend in
+// transaction-repository.ts).
 // Only the value sent counts towards the spend, not gas (which the chain decides).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatEther, parseEther } from 'viem';
 import type { AgentRow } from '../../agents/agent-repository.ts';
 import { Problem } from '../../errors.ts';
+import { todaysUsage } from './transaction-repository.ts';
 
 export type GuardrailName = 'tx_allowed_chains' | 'tx_to_allowlist' | 'tx_max_value_eth' | 'tx_daily_limit_eth' | 'tx_max_per_day';
 
@@ -41,19 +43,11 @@ export const dailyCapsOf = (agent: AgentRow): DailyCaps => ({
   maxCount: agent.tx_max_per_day,
 });
 
-/** Gives back what a transaction had reserved on `day` (it ended without effect). */
-export async function releaseDailySpend(tx: EntityManager, agentId: string, day: string, valueWei: bigint): Promise<void> {
-  await tx.execute(
-    'UPDATE agent_tx_daily_usage SET spent_wei = greatest(spent_wei - ?::numeric, 0), tx_count = greatest(tx_count - 1, 0) WHERE agent_id = ? AND day = ?::date',
-    [valueWei.toString(), agentId, day]);
-}
-
 /** Which cap refused (recordSignedTransaction wrote nothing), with the day's figures, for the 403. */
 export async function dailyRefusal(tx: EntityManager, agentId: string, valueWei: bigint, caps: DailyCaps): Promise<Problem> {
-  const rows = await tx.execute<{ spent_wei: string; tx_count: number }[]>(
-    "SELECT spent_wei, tx_count FROM agent_tx_daily_usage WHERE agent_id = ? AND day = (now() AT TIME ZONE 'UTC')::date", [agentId]);
-  const spent = BigInt(rows[0]?.spent_wei ?? '0');
-  const count = rows[0]?.tx_count ?? 0;
+  const today = await todaysUsage(tx, agentId);
+  const spent = today?.spent_wei ?? 0n;
+  const count = today?.tx_count ?? 0;
   if (caps.maxCount !== null && count + 1 > caps.maxCount) {
     return guardrailRefusal('tx_max_per_day', `the agent has made ${count} of its ${caps.maxCount} transactions of today (UTC)`);
   }

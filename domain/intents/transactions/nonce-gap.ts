@@ -17,7 +17,8 @@ import { buildTransaction, signedTransaction } from '../evm-transaction.ts';
 import { digestBytes } from '../signing/sign-intents.ts';
 import { loadAgent } from '../../agents/agent-repository.ts';
 import { endTransactionWithoutEffect } from './transaction-ending.ts';
-import { lockSender, noteWaiting, renumberTransaction, unsentOfSender, type TransactionRow } from './transaction-repository.ts';
+import type { TransactionRow } from './transaction-repository.ts';
+import { lockSender, noteWaiting, renumberTransaction, unsentOfSender } from './sender-repository.ts';
 
 export type NonceGapDeps = { em: () => EntityManager; rpc: ChainRpc; signer: AgentSigner };
 

@@ -11,7 +11,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address } from 'viem';
 import type { ChainEndpoint, ChainRpc } from '../../chains/chain-rpc.ts';
-import { highestOpenNonce, lockSender } from './transaction-repository.ts';
+import { highestOpenNonce, lockSender } from './sender-repository.ts';
 
 const senderKey = (chainId: number, from: string) => `tx-nonce:${chainId}:${from.toLowerCase()}`;
 

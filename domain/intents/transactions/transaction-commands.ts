@@ -41,9 +41,10 @@ import { chainProblem, withChainProblems } from './chain-problems.ts';
 import { wakeOutbox } from '../../events/outbox.ts';
 import { checkSigningKeyPath } from './sender-address.ts';
 import {
-  findByIdempotencyKey, inTransaction, insertTransaction, listTransactions, loadTransaction, lockIdempotencyKey, onHotPool, pendingSpendOf,
+  findByIdempotencyKey, inTransaction, insertTransaction, listTransactions, loadTransaction, lockIdempotencyKey, onHotPool,
   recordSignedTransaction, releaseStaleIdempotencyKey, type StatementRunner, type TransactionRow,
 } from './transaction-repository.ts';
+import { pendingSpendOf } from './sender-repository.ts';
 import { requestDigest, requestedFees, transactionFields, withGasMargin, type ChainFacts, type TransactionRequest } from './transaction-request.ts';
 
 export type TransactionDeps = {

@@ -3,8 +3,7 @@
 // count it had reserved are given back, in one database transaction. Idempotent: a second call
 // finds nothing open and changes nothing.
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { releaseDailySpend } from './guardrails.ts';
-import { endWithoutEffect, type TransactionStatus } from './transaction-repository.ts';
+import { endWithoutEffect, releaseDailySpend, type TransactionStatus } from './transaction-repository.ts';
 
 /** True when this call ended it (it was in one of `from`). */
 export async function endTransactionWithoutEffect(em: EntityManager, id: string, from: TransactionStatus[], error: string): Promise<boolean> {
