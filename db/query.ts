@@ -12,3 +12,11 @@ export type Query = Kysely<Database>;
 export function query(em: EntityManager): Query {
   return em.getKysely<Database>({ convertValues: true });
 }
+
+/**
+ * Kysely raises the driver's own errors; callers that tell constraint violations apart do it by
+ * MikroORM's exception types (UniqueConstraintViolationException …). Wrap such a write in this.
+ */
+export function withOrmErrors<T>(em: EntityManager, work: Promise<T>): Promise<T> {
+  return work.catch((e: Error) => { throw em.getDriver().convertException(e); });
+}

@@ -3,7 +3,7 @@
 // writes. Rows hold where a credential is kept, never the credential.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type Selectable } from 'kysely';
-import { query } from '../../db/query.ts';
+import { query, withOrmErrors } from '../../db/query.ts';
 import type { Database } from '../../db/entities/index.ts';
 import { isUuid } from '../ids.ts';
 import type { BindingGuardrails, HttpConfig } from './binding-config.ts';
@@ -20,8 +20,6 @@ const COLUMNS = [
 export type BindingRow = Omit<Pick<Selectable<Database['execution_bindings']>, (typeof COLUMNS)[number]>, 'config' | 'guardrails'>
   & { config: HttpConfig; guardrails: BindingGuardrails };
 
-/** Kysely raises the driver's own errors; the callers tell constraint violations apart by MikroORM's exception types. */
-const asOrmError = <T>(em: EntityManager, work: Promise<T>): Promise<T> => work.catch((e: Error) => { throw em.getDriver().convertException(e); });
 
 /** The credential columns of a row: none, a vault reference, or an inline location. */
 export type CredentialColumns = Pick<BindingRow, 'credential_source_type' | 'credential_vault_id' | 'credential_path' | 'inline_vault_id' | 'inline_path' | 'inline_version'>;
@@ -44,7 +42,7 @@ export type NewBinding = Omit<BindingRow, 'created_at' | 'updated_at' | 'is_acti
 
 /** A second binding of the agent with the same name raises the unique violation of execution_bindings_name_unique. */
 export async function insertBinding(tx: EntityManager, b: NewBinding): Promise<BindingRow> {
-  return await asOrmError(tx, query(tx).insertInto('execution_bindings').values({
+  return await withOrmErrors(tx, query(tx).insertInto('execution_bindings').values({
     id: b.id, org_id: b.org_id, agent_id: b.agent_id, name: b.name, binding_type: b.binding_type, config: b.config, guardrails: b.guardrails,
     ...credentialOf(b), created_by: b.created_by,
   }).returning(COLUMNS).executeTakeFirstOrThrow()) as BindingRow;
@@ -74,7 +72,7 @@ export async function findBindingByIdOrName(em: EntityManager, orgId: string, ag
 export type BindingChanges = { config?: HttpConfig; guardrails?: BindingGuardrails; is_active?: boolean; credential?: CredentialColumns };
 
 export async function updateBinding(tx: EntityManager, id: string, c: BindingChanges): Promise<BindingRow> {
-  return await asOrmError(tx, query(tx).updateTable('execution_bindings').set({
+  return await withOrmErrors(tx, query(tx).updateTable('execution_bindings').set({
     updated_at: sql`now()`,
     ...(c.config !== undefined && { config: c.config }),
     ...(c.guardrails !== undefined && { guardrails: c.guardrails }),

@@ -3,12 +3,10 @@
 // carry the stored rpc_url: overrides from CHAIN_RPC_URLS are applied by the commands on read.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type Selectable } from 'kysely';
-import { query } from '../../db/query.ts';
+import { query, withOrmErrors } from '../../db/query.ts';
 import type { Database } from '../../db/entities/index.ts';
 import type { ChainKey } from './chain-fields.ts';
 
-/** Kysely raises the driver's own errors; the callers tell constraint violations apart by MikroORM's exception types. */
-const asOrmError = <T>(em: EntityManager, work: Promise<T>): Promise<T> => work.catch((e: Error) => { throw em.getDriver().convertException(e); });
 
 /** A chains row; chain_id is a JS number (real chain ids are far below 2^53). */
 export type ChainRow = Selectable<Database['chains']>;
@@ -37,7 +35,7 @@ export async function findChain(em: EntityManager, key: ChainKey): Promise<Chain
 
 /** Inserts the chain; a duplicate name or chain_id raises the unique violation of UNIQUE_FIELDS. */
 export function insertChain(tx: EntityManager, c: NewChain): Promise<ChainRow> {
-  return asOrmError(tx, query(tx).insertInto('chains').values({
+  return withOrmErrors(tx, query(tx).insertInto('chains').values({
     name: c.name, display_name: c.display_name, chain_id: c.chain_id, rpc_url: c.rpc_url, ws_url: c.ws_url, explorer_url: c.explorer_url,
     native_currency: c.native_currency, is_testnet: c.is_testnet, is_enabled: c.is_enabled,
   }).returningAll().executeTakeFirstOrThrow());
@@ -50,13 +48,13 @@ export async function updateChain(tx: EntityManager, id: string, c: ChainChanges
   for (const col of ['display_name', 'rpc_url', 'ws_url', 'explorer_url', 'native_currency', 'is_testnet', 'is_enabled'] as const) {
     if (c[col] !== undefined) Object.assign(set, { [col]: c[col] });
   }
-  const row = await asOrmError(tx, query(tx).updateTable('chains').set({ updated_at: sql`now()`, ...set }).where('id', '=', id).returningAll().executeTakeFirst());
+  const row = await withOrmErrors(tx, query(tx).updateTable('chains').set({ updated_at: sql`now()`, ...set }).where('id', '=', id).returningAll().executeTakeFirst());
   return row ?? null;
 }
 
 /** Deletes the chain; false when there is no such chain. A chain still referenced raises the foreign key violation. */
 export async function deleteChain(tx: EntityManager, id: string): Promise<boolean> {
-  const row = await asOrmError(tx, query(tx).deleteFrom('chains').where('id', '=', id).returning('id').executeTakeFirst());
+  const row = await withOrmErrors(tx, query(tx).deleteFrom('chains').where('id', '=', id).returning('id').executeTakeFirst());
   return row !== undefined;
 }
 

@@ -3,12 +3,10 @@
 // only reads and writes. Rows hold public facts and where the handle is kept, never the handle.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type Selectable } from 'kysely';
-import { query } from '../../../db/query.ts';
+import { query, withOrmErrors } from '../../../db/query.ts';
 import type { Database } from '../../../db/entities/index.ts';
 import type { HandleLocation } from './key-handles.ts';
 
-/** Kysely raises the driver's own errors; the callers tell constraint violations apart by MikroORM's exception types. */
-const asOrmError = <T>(em: EntityManager, work: Promise<T>): Promise<T> => work.catch((e: Error) => { throw em.getDriver().convertException(e); });
 
 // Every column; the signing hot path reads them in its own statement (signing-agent-repository.ts).
 export const SIGNING_KEY_COLUMNS = [
@@ -28,7 +26,7 @@ export type NewSigningKey = Omit<SigningKeyRow, 'is_active' | 'created_at' | 'ro
 /** A second active key of the agent on the chain raises the unique violation of signing_keys_one_active. */
 export function insertSigningKey(tx: EntityManager, k: NewSigningKey): Promise<SigningKeyRow> {
   const { rotated, ...row } = k;
-  return asOrmError(tx, query(tx).insertInto('signing_keys').values({ ...row, rotated_at: rotated ? sql`now()` : null })
+  return withOrmErrors(tx, query(tx).insertInto('signing_keys').values({ ...row, rotated_at: rotated ? sql`now()` : null })
     .returning(SIGNING_KEY_COLUMNS).executeTakeFirstOrThrow());
 }
 
