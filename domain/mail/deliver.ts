@@ -5,6 +5,7 @@ import nodemailer from 'nodemailer';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../log.ts';
 import { openMailBody } from './sealed-body.ts';
+import { countAttempt, markDelivered, markFailed, recordDeliveryError } from './mail-repository.ts';
 
 export type MailTransport = { send(to: string, subject: string, text: string): Promise<'sent' | 'logged'> };
 
@@ -26,26 +27,22 @@ export function createMailTransport(smtpUrl: string | undefined, from: string, l
   };
 }
 
-type OutboxRow = { to_address: string; subject: string; body_sealed: Buffer | null; body_text: string | null; status: string };
-
 export async function deliverOutboxMail(em: EntityManager, key: KeyObject, transport: MailTransport, id: string): Promise<'sent' | 'logged' | 'skipped'> {
-  const rows = await em.execute<OutboxRow[]>(
-    'UPDATE mail_outbox SET attempts = attempts + 1 WHERE id = ? RETURNING to_address, subject, body_sealed, body_text, status', [id]);
-  const row = rows[0];
+  const row = await countAttempt(em, id);
   if (!row || row.status !== 'pending') return 'skipped';
   // body_text: rows queued in plaintext before migration 0009 sealed new ones.
   const text = row.body_sealed ? openMailBody(key, id, row.body_sealed) : row.body_text;
   if (text === null) return 'skipped';
   try {
     const outcome = await transport.send(row.to_address, row.subject, text);
-    await em.execute("UPDATE mail_outbox SET status = ?, body_sealed = NULL, body_text = NULL, sent_at = now(), last_error = NULL WHERE id = ? AND status = 'pending'", [outcome, id]);
+    await markDelivered(em, id, outcome);
     return outcome;
   } catch (e) {
-    await em.execute('UPDATE mail_outbox SET last_error = ? WHERE id = ?', [String(e).slice(0, 500), id]);
+    await recordDeliveryError(em, id, String(e).slice(0, 500));
     throw e;
   }
 }
 
 export async function markMailFailed(em: EntityManager, id: string): Promise<void> {
-  await em.execute("UPDATE mail_outbox SET status = 'failed', body_sealed = NULL, body_text = NULL WHERE id = ? AND status = 'pending'", [id]);
+  await markFailed(em, id);
 }

@@ -5,21 +5,19 @@
 import { randomUUID, type KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sealMailBody } from './sealed-body.ts';
+import { insertMail, pendingMailIdsOlderThan } from './mail-repository.ts';
 
 export type OutgoingMail = { to: string; subject: string; text: string };
 
 /** Writes one outbox row in `em`'s transaction; returns its id (the mail-delivery workflow's key). */
 export async function enqueueMail(em: EntityManager, key: KeyObject, mail: OutgoingMail): Promise<string> {
   const id = randomUUID();
-  await em.execute('INSERT INTO mail_outbox (id, to_address, subject, body_sealed) VALUES (?, ?, ?, ?)',
-    [id, mail.to, mail.subject, sealMailBody(key, id, mail.text)]);
+  await insertMail(em, { id, to: mail.to, subject: mail.subject, bodySealed: sealMailBody(key, id, mail.text) });
   return id;
 }
 
 /** Rows whose delivery should have started by now: the sweeper starts their workflows again. */
-export async function pendingMailIds(em: EntityManager, olderThanSeconds: number): Promise<string[]> {
-  const rows = await em.execute<{ id: string }[]>(
-    `SELECT id FROM mail_outbox WHERE status = 'pending' AND created_at < now() - make_interval(secs => ?) ORDER BY created_at LIMIT 100`, [olderThanSeconds]);
-  return rows.map((r) => r.id);
+export function pendingMailIds(em: EntityManager, olderThanSeconds: number): Promise<string[]> {
+  return pendingMailIdsOlderThan(em, olderThanSeconds);
 }
 
