@@ -2,8 +2,10 @@
 // tokens, API keys, IP rules) stay in memory; a change on any replica reaches every other within
 // milliseconds, and a reconnect triggers a full reload so no notice is ever silently missed.
 import { openListenConnection, type ListenConnection } from '../../db/listen-connection.ts';
+import { CHANNEL } from './invalidation-repository.ts';
 
-export const CHANNEL = 'vault_invalidation';
+// Announcing a change is invalidation-repository.ts's (announceInvalidation).
+export { CHANNEL, notifySql, announceInvalidation } from './invalidation-repository.ts';
 
 export type Invalidation =
   | { kind: 'token_revoked'; jti: string; expiresAt: string }
@@ -64,6 +66,3 @@ export class InvalidationBus {
     await this.client?.close().catch(() => {});
   }
 }
-
-/** SQL that announces a change; run it inside the transaction that made the change. */
-export const notifySql = `SELECT pg_notify('${CHANNEL}', ?)`;
