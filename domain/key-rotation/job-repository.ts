@@ -2,19 +2,31 @@
 // activities decide; this file only reads and writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { sql, type Selectable } from 'kysely';
+import { query } from '../../db/query.ts';
+import type { Database } from '../../db/entities/index.ts';
 import { conflict } from '../errors.ts';
 
-export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
+type Jobs = Selectable<Database['key_rotation_jobs']>;
 
-export type RotationJobRow = {
-  id: string; org_id: string; vault_id: string; kind: 'vault_key' | 'cmek'; status: JobStatus; new_key_ref: string | null;
-  old_key_refs: string[]; total_secrets: number; processed: number; error: string | null;
-  /** cmek jobs: the customer keys' fingerprints (never the keys; those are in cmek-job-repository.ts). */
-  old_fingerprint: string | null; new_fingerprint: string | null;
-  created_at: Date; started_at: Date | null; completed_at: Date | null;
-};
+export type JobStatus = Jobs['status'];
 
-const COLUMNS = 'id, org_id, vault_id, kind, status, new_key_ref, old_key_refs, total_secrets, processed, error, old_fingerprint, new_fingerprint, created_at, started_at, completed_at';
+// Every column but the CMEK job's key handle and sealed keys (those are in cmek-job-repository.ts).
+const COLUMNS = ['id', 'org_id', 'vault_id', 'kind', 'status', 'new_key_ref', 'old_key_refs', 'total_secrets', 'processed', 'error',
+  'old_fingerprint', 'new_fingerprint', 'created_at', 'started_at', 'completed_at'] as const;
+
+/** A job; cmek jobs carry the customer keys' fingerprints (never the keys). */
+export type RotationJobRow = Pick<Jobs, (typeof COLUMNS)[number]>;
+
+/**
+ * A unique violation: statements through query(em) report the driver's error (SQLSTATE 23505),
+ * em.execute MikroORM's exception.
+ */
+export const isUniqueViolation = (e: unknown): boolean =>
+  e instanceof UniqueConstraintViolationException || (e as { code?: unknown } | null)?.code === '23505';
+
+/** A second open job on the vault (the one-open-job unique index): 409. */
+export const rotationRunning = () => conflict('A key rotation of this vault is already running; wait for it to finish');
 
 /**
  * Opens a vault key rotation: the vault's key becomes `newKeyRef` (new writes use it at once), the
@@ -22,26 +34,32 @@ const COLUMNS = 'id, org_id, vault_id, kind, status, new_key_ref, old_key_refs, 
  * A second open job on the vault is a 409.
  */
 export async function openVaultKeyJob(tx: EntityManager, j: { id: string; orgId: string; vaultId: string; newKeyRef: string; createdBy: string }): Promise<RotationJobRow> {
-  const old = await tx.execute<{ key_ref: string }[]>('SELECT key_ref FROM vaults WHERE id = ? FOR UPDATE', [j.vaultId]);
+  const q = query(tx);
+  const old = await q.selectFrom('vaults').select('key_ref').where('id', '=', j.vaultId).forUpdate().executeTakeFirstOrThrow();
   try {
-    await tx.execute(
-      `INSERT INTO key_rotation_jobs (id, org_id, vault_id, kind, new_key_ref, old_key_refs, total_secrets, created_by)
-       SELECT ?, ?, ?, 'vault_key', ?,
-         ARRAY(SELECT DISTINCT r FROM (SELECT sv.key_ref AS r FROM secret_versions sv JOIN secrets s ON s.id = sv.secret_id WHERE s.vault_id = ?
-                                       UNION SELECT ?::text) refs WHERE r <> ?),
-         (SELECT count(*) FROM secret_versions sv JOIN secrets s ON s.id = sv.secret_id WHERE s.vault_id = ?), ?`,
-      [j.id, j.orgId, j.vaultId, j.newKeyRef, j.vaultId, old[0]!.key_ref, j.newKeyRef, j.vaultId, j.createdBy]);
+    // One statement: the key references and the count are read as the job row goes in.
+    await q.insertInto('key_rotation_jobs').values((eb) => {
+      const versions = eb.selectFrom('secret_versions as sv').innerJoin('secrets as s', 's.id', 'sv.secret_id').where('s.vault_id', '=', j.vaultId);
+      const refs = eb.selectFrom(versions.select('sv.key_ref as r').union(q.selectNoFrom((e) => e.cast<string>(e.val(old.key_ref), 'text').as('r'))).as('refs'))
+        .select('refs.r').distinct().where('refs.r', '<>', j.newKeyRef);
+      return {
+        id: j.id, org_id: j.orgId, vault_id: j.vaultId, kind: 'vault_key', new_key_ref: j.newKeyRef,
+        // ARRAY(subquery): Kysely has no array constructor over a query.
+        old_key_refs: sql<string[]>`ARRAY(${refs})`,
+        total_secrets: versions.select((e) => e.fn.countAll<number>().as('n')),
+        created_by: j.createdBy,
+      };
+    }).execute();
   } catch (e) {
-    if (e instanceof UniqueConstraintViolationException) throw conflict('A key rotation of this vault is already running; wait for it to finish');
+    if (isUniqueViolation(e)) throw rotationRunning();
     throw e;
   }
-  await tx.execute('UPDATE vaults SET key_ref = ? WHERE id = ?', [j.newKeyRef, j.vaultId]);
+  await q.updateTable('vaults').set({ key_ref: j.newKeyRef }).where('id', '=', j.vaultId).execute();
   return (await loadJob(tx, j.id))!;
 }
 
 export async function loadJob(em: EntityManager, jobId: string): Promise<RotationJobRow | null> {
-  const rows = await em.execute<RotationJobRow[]>(`SELECT ${COLUMNS} FROM key_rotation_jobs WHERE id = ?`, [jobId]);
-  return rows[0] ?? null;
+  return (await query(em).selectFrom('key_rotation_jobs').select(COLUMNS).where('id', '=', jobId).executeTakeFirst()) ?? null;
 }
 
 /**
@@ -52,70 +70,75 @@ export async function loadJob(em: EntityManager, jobId: string): Promise<Rotatio
  * first was committing deadlocked (each waited on the other's index entry).
  */
 export async function lockJob(tx: EntityManager, jobId: string): Promise<RotationJobRow | null> {
-  const vault = await tx.execute<{ vault_id: string }[]>('SELECT vault_id FROM key_rotation_jobs WHERE id = ?', [jobId]);
-  if (!vault[0]) return null;
-  await tx.execute('SELECT 1 FROM vaults WHERE id = ? FOR KEY SHARE', [vault[0].vault_id]);
-  const rows = await tx.execute<RotationJobRow[]>(`SELECT ${COLUMNS} FROM key_rotation_jobs WHERE id = ? FOR UPDATE`, [jobId]);
-  return rows[0] ?? null;
+  const q = query(tx);
+  const vault = await q.selectFrom('key_rotation_jobs').select('vault_id').where('id', '=', jobId).executeTakeFirst();
+  if (!vault) return null;
+  await q.selectFrom('vaults').select(sql<number>`1`.as('one')).where('id', '=', vault.vault_id).forKeyShare().execute();
+  return (await q.selectFrom('key_rotation_jobs').select(COLUMNS).where('id', '=', jobId).forUpdate().executeTakeFirst()) ?? null;
 }
 
 export async function loadVaultJob(em: EntityManager, vaultId: string, jobId: string, kind: RotationJobRow['kind']): Promise<RotationJobRow | null> {
-  const rows = await em.execute<RotationJobRow[]>(`SELECT ${COLUMNS} FROM key_rotation_jobs WHERE id = ? AND vault_id = ? AND kind = ?`, [jobId, vaultId, kind]);
-  return rows[0] ?? null;
+  return (await query(em).selectFrom('key_rotation_jobs').select(COLUMNS)
+    .where('id', '=', jobId).where('vault_id', '=', vaultId).where('kind', '=', kind).executeTakeFirst()) ?? null;
 }
 
 /** Whether the vault was deleted (its keys must then all be destroyed, not rotated). */
 export async function vaultDeleted(em: EntityManager, vaultId: string): Promise<boolean> {
-  const rows = await em.execute<{ deleted: boolean }[]>('SELECT deleted_at IS NOT NULL AS deleted FROM vaults WHERE id = ?', [vaultId]);
-  return rows[0]?.deleted ?? true;
+  const row = await query(em).selectFrom('vaults').select((eb) => eb('deleted_at', 'is not', null).as('deleted')).where('id', '=', vaultId).executeTakeFirst();
+  return row === undefined || row.deleted === true;
 }
 
 export type VersionToRewrap = { secret_id: string; version: number; path: string; wrapped_key: Buffer; key_ref: string };
 
 /** The next versions of the vault not yet under `newKeyRef`, locked for this batch's transaction. */
-export function versionsToRewrap(tx: EntityManager, vaultId: string, newKeyRef: string, limit: number): Promise<VersionToRewrap[]> {
-  return tx.execute<VersionToRewrap[]>(
-    `SELECT sv.secret_id, sv.version, s.path, sv.wrapped_key, sv.key_ref
-     FROM secret_versions sv JOIN secrets s ON s.id = sv.secret_id
-     WHERE s.vault_id = ? AND sv.key_ref <> ?
-     ORDER BY sv.secret_id, sv.version LIMIT ? FOR UPDATE OF sv`, [vaultId, newKeyRef, limit]);
+export async function versionsToRewrap(tx: EntityManager, vaultId: string, newKeyRef: string, limit: number): Promise<VersionToRewrap[]> {
+  return await query(tx).selectFrom('secret_versions as sv').innerJoin('secrets as s', 's.id', 'sv.secret_id')
+    .select(['sv.secret_id', 'sv.version', 's.path', 'sv.wrapped_key', 'sv.key_ref'])
+    .where('s.vault_id', '=', vaultId).where('sv.key_ref', '<>', newKeyRef)
+    .orderBy('sv.secret_id').orderBy('sv.version').limit(limit).forUpdate('sv').execute() as VersionToRewrap[];
 }
 
 export async function storeRewrapped(tx: EntityManager, rows: { secretId: string; version: number; wrappedKey: Buffer }[], newKeyRef: string): Promise<void> {
   for (const r of rows) {
-    await tx.execute('UPDATE secret_versions SET wrapped_key = ?, key_ref = ? WHERE secret_id = ? AND version = ?', [r.wrappedKey, newKeyRef, r.secretId, r.version]);
+    await query(tx).updateTable('secret_versions').set({ wrapped_key: r.wrappedKey, key_ref: newKeyRef })
+      .where('secret_id', '=', r.secretId).where('version', '=', r.version).execute();
   }
 }
 
 export async function markRunning(tx: EntityManager, jobId: string): Promise<void> {
-  await tx.execute("UPDATE key_rotation_jobs SET status = 'running', started_at = coalesce(started_at, now()) WHERE id = ? AND status = 'pending'", [jobId]);
+  await query(tx).updateTable('key_rotation_jobs').set({ status: 'running', started_at: sql`coalesce(started_at, now())` })
+    .where('id', '=', jobId).where('status', '=', 'pending').execute();
 }
 
 /** Counts a batch; `processed` never passes the total (versions written during the job add to both). */
 export async function countProcessed(tx: EntityManager, jobId: string, n: number): Promise<void> {
-  await tx.execute('UPDATE key_rotation_jobs SET processed = processed + ?, total_secrets = greatest(total_secrets, processed + ?) WHERE id = ?', [n, n, jobId]);
+  await query(tx).updateTable('key_rotation_jobs')
+    .set((eb) => ({ processed: eb('processed', '+', n), total_secrets: eb.fn('greatest', ['total_secrets', eb('processed', '+', n)]) }))
+    .where('id', '=', jobId).execute();
 }
 
 export async function markCompleted(tx: EntityManager, jobId: string): Promise<boolean> {
-  const rows = await tx.execute<{ id: string }[]>(
+  const rows = await query(tx).updateTable('key_rotation_jobs')
     // The retired keys' handles go too: for the local backend a handle is the sealed key itself.
-    "UPDATE key_rotation_jobs SET status = 'completed', completed_at = now(), old_key_refs = '{}' WHERE id = ? AND status IN ('pending', 'running') RETURNING id", [jobId]);
+    .set({ status: 'completed', completed_at: sql`now()`, old_key_refs: [] })
+    .where('id', '=', jobId).where('status', 'in', ['pending', 'running']).returning('id').execute();
   return rows.length > 0;
 }
 
 /** In a transaction that holds the job (lockJob). */
 export async function markFailed(tx: EntityManager, jobId: string, error: string): Promise<void> {
-  await tx.execute("UPDATE key_rotation_jobs SET status = 'failed', error = ?, completed_at = now() WHERE id = ? AND status IN ('pending', 'running')", [error.slice(0, 1000), jobId]);
+  await query(tx).updateTable('key_rotation_jobs').set({ status: 'failed', error: error.slice(0, 1000), completed_at: sql`now()` })
+    .where('id', '=', jobId).where('status', 'in', ['pending', 'running']).execute();
 }
 
 /** Drops the job's key handles (the vault is gone and so are its keys). */
 export async function forgetKeyRefs(tx: EntityManager, jobId: string): Promise<void> {
-  await tx.execute("UPDATE key_rotation_jobs SET old_key_refs = '{}', new_key_ref = NULL WHERE id = ?", [jobId]);
+  await query(tx).updateTable('key_rotation_jobs').set({ old_key_refs: [], new_key_ref: null }).where('id', '=', jobId).execute();
 }
 
 /** Open jobs created more than `olderThanSeconds` ago: the sweeper starts their workflows (a no-op if running). */
 export async function openJobsOlderThan(em: EntityManager, olderThanSeconds: number): Promise<{ id: string; kind: RotationJobRow['kind'] }[]> {
-  return em.execute<{ id: string; kind: RotationJobRow['kind'] }[]>(
-    `SELECT id, kind FROM key_rotation_jobs WHERE status IN ('pending', 'running') AND created_at < now() - make_interval(secs => ?) ORDER BY created_at LIMIT 100`,
-    [olderThanSeconds]);
+  return query(em).selectFrom('key_rotation_jobs').select(['id', 'kind'])
+    .where('status', 'in', ['pending', 'running']).where('created_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanSeconds})`)
+    .orderBy('created_at').limit(100).execute();
 }
