@@ -9,17 +9,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../crypto/kms/kms.ts';
 import type { Principal } from '../auth/principal.ts';
 import { AGENT_KEYS_VAULT } from './vault-repository.ts';
+import { findAgentKeysVault, insertAgentKeysVault, type AgentKeysVault } from './agent-keys-repository.ts';
 
-/** What writing to and reading from the vault needs. */
-export type AgentKeysVault = { id: string; org_id: string; key_ref: string };
-
-const COLUMNS = 'id, org_id, key_ref';
-
-export async function findAgentKeysVault(em: EntityManager, orgId: string): Promise<AgentKeysVault | null> {
-  const rows = await em.execute<AgentKeysVault[]>(
-    `SELECT ${COLUMNS} FROM vaults WHERE org_id = ? AND kind = 'agent_keys' AND deleted_at IS NULL`, [orgId]);
-  return rows[0] ?? null;
-}
+export { findAgentKeysVault, type AgentKeysVault };
 
 /**
  * The organization's reserved vault, created now if it has none. Runs in its own statements (not
@@ -30,13 +22,10 @@ export async function ensureAgentKeysVault(em: EntityManager, kms: Kms, p: Princ
   if (existing) return existing;
   const id = randomUUID();
   const keyRef = await kms.createVaultKey(id);
-  const rows = await em.execute<AgentKeysVault[]>(
-    `INSERT INTO vaults (id, org_id, name, description, kind, key_backend, key_ref, created_by, created_by_type)
-     VALUES (?, ?, ?, 'Reserved: handles of the agents'' signing keys', 'agent_keys', ?, ?, ?, ?)
-     ON CONFLICT (org_id) WHERE kind = 'agent_keys' AND deleted_at IS NULL DO NOTHING
-     RETURNING ${COLUMNS}`,
-    [id, p.orgId, AGENT_KEYS_VAULT, kms.backend, keyRef, p.id, p.type]);
-  if (rows[0]) return rows[0];
+  const created = await insertAgentKeysVault(em, {
+    id, orgId: p.orgId, name: AGENT_KEYS_VAULT, keyBackend: kms.backend, keyRef, createdBy: p.id, createdByType: p.type,
+  });
+  if (created) return created;
   await kms.destroyVaultKey(keyRef); // another request created it first; this key wraps nothing
   const winner = await findAgentKeysVault(em, p.orgId);
   if (!winner) throw new Error('the reserved agent keys vault vanished while being created');
