@@ -3,9 +3,10 @@
 // is open; every other column is metadata. Commands and activities decide; this file reads and writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Selectable } from 'kysely';
-import { query } from '../../db/query.ts';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { query, withOrmErrors } from '../../db/query.ts';
 import type { Database } from '../../db/entities/index.ts';
-import { isUniqueViolation, loadJob, rotationRunning, type RotationJobRow } from './job-repository.ts';
+import { loadJob, rotationRunning, type RotationJobRow } from './job-repository.ts';
 
 export type VaultCmek = Pick<Selectable<Database['vaults']>, 'cmek_enabled' | 'cmek_fingerprint'>;
 
@@ -40,12 +41,12 @@ export type NewCmekJob = {
 /** Inserts the job; a second open rotation of the vault (of either kind) is a 409. */
 export async function insertCmekJob(tx: EntityManager, j: NewCmekJob): Promise<RotationJobRow> {
   try {
-    await query(tx).insertInto('key_rotation_jobs').values({
+    await withOrmErrors(tx, query(tx).insertInto('key_rotation_jobs').values({
       id: j.id, org_id: j.orgId, vault_id: j.vaultId, kind: 'cmek', old_fingerprint: j.oldFingerprint, new_fingerprint: j.newFingerprint,
       total_secrets: j.total, job_key_ref: j.jobKeyRef, sealed_old_key: j.sealedOld, sealed_new_key: j.sealedNew, created_by: j.createdBy,
-    }).execute();
+    }).execute());
   } catch (e) {
-    if (isUniqueViolation(e)) throw rotationRunning();
+    if (e instanceof UniqueConstraintViolationException) throw rotationRunning();
     throw e;
   }
   return (await loadJob(tx, j.id))!;

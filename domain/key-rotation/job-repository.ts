@@ -3,7 +3,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { sql, type Selectable } from 'kysely';
-import { query } from '../../db/query.ts';
+import { query, withOrmErrors } from '../../db/query.ts';
 import type { Database } from '../../db/entities/index.ts';
 import { conflict } from '../errors.ts';
 
@@ -18,13 +18,6 @@ const COLUMNS = ['id', 'org_id', 'vault_id', 'kind', 'status', 'new_key_ref', 'o
 /** A job; cmek jobs carry the customer keys' fingerprints (never the keys). */
 export type RotationJobRow = Pick<Jobs, (typeof COLUMNS)[number]>;
 
-/**
- * A unique violation: statements through query(em) report the driver's error (SQLSTATE 23505),
- * em.execute MikroORM's exception.
- */
-export const isUniqueViolation = (e: unknown): boolean =>
-  e instanceof UniqueConstraintViolationException || (e as { code?: unknown } | null)?.code === '23505';
-
 /** A second open job on the vault (the one-open-job unique index): 409. */
 export const rotationRunning = () => conflict('A key rotation of this vault is already running; wait for it to finish');
 
@@ -38,7 +31,7 @@ export async function openVaultKeyJob(tx: EntityManager, j: { id: string; orgId:
   const old = await q.selectFrom('vaults').select('key_ref').where('id', '=', j.vaultId).forUpdate().executeTakeFirstOrThrow();
   try {
     // One statement: the key references and the count are read as the job row goes in.
-    await q.insertInto('key_rotation_jobs').values((eb) => {
+    await withOrmErrors(tx, q.insertInto('key_rotation_jobs').values((eb) => {
       const versions = eb.selectFrom('secret_versions as sv').innerJoin('secrets as s', 's.id', 'sv.secret_id').where('s.vault_id', '=', j.vaultId);
       const refs = eb.selectFrom(versions.select('sv.key_ref as r').union(q.selectNoFrom((e) => e.cast<string>(e.val(old.key_ref), 'text').as('r'))).as('refs'))
         .select('refs.r').distinct().where('refs.r', '<>', j.newKeyRef);
@@ -49,9 +42,9 @@ export async function openVaultKeyJob(tx: EntityManager, j: { id: string; orgId:
         total_secrets: versions.select((e) => e.fn.countAll<number>().as('n')),
         created_by: j.createdBy,
       };
-    }).execute();
+    }).execute());
   } catch (e) {
-    if (isUniqueViolation(e)) throw rotationRunning();
+    if (e instanceof UniqueConstraintViolationException) throw rotationRunning();
     throw e;
   }
   await q.updateTable('vaults').set({ key_ref: j.newKeyRef }).where('id', '=', j.vaultId).execute();
