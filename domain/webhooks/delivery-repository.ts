@@ -2,12 +2,12 @@
 // batches (one Temporal workflow each), the batch's activity records each attempt around its
 // request, the sweeper finds batches never started. Status changes are guarded by
 // `status = 'pending' AND run = ?`, so a late attempt of an older run never overwrites a newer one.
-//
-// MikroORM inlines `?` parameters as literals and spells an array as a comma-separated list, so
-// arrays are passed as `ARRAY[?]::type[]` (never `?::type[]`), and only when no element is null.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, type Selectable } from 'kysely';
+import { query } from '../../db/query.ts';
+import type { Database } from '../../db/entities/index.ts';
 
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled';
+export type DeliveryStatus = Selectable<Database['webhook_deliveries']>['status'];
 export type UnstartedBatch = { batch_id: string; org_id: string };
 
 /** Deliveries per batch: one round of a batch must finish well within its activity's time-out. */
@@ -15,22 +15,25 @@ export const BATCH_SIZE = 200;
 
 /**
  * A delivery's id from its (event, webhook): an MD5 of the pair shaped as a version-8 UUID (RFC
- * 9562: custom), so every re-insert of the pair yields the same id.
+ * 9562: custom), so every re-insert of the pair yields the same id. A fragment: overlay() has no
+ * function-call form.
  */
-const DELIVERY_ID_SQL = `overlay(overlay(md5(e.id::text || ':' || w.id::text) placing '8' from 13 for 1) placing '8' from 17 for 1)::uuid`;
+const deliveryId = sql<string>`overlay(overlay(md5(e.id::text || ':' || w.id::text) placing '8' from 13 for 1) placing '8' from 17 for 1)::uuid`;
 
 /**
  * Creates the deliveries of these events to every active webhook of their organization that
  * subscribes to the event type (or to `*`). Idempotent: the id is a digest of (event, webhook).
  */
 export async function insertDeliveries(em: EntityManager, eventIds: string[]): Promise<void> {
-  await em.execute(
-    `INSERT INTO webhook_deliveries (id, webhook_id, org_id, event_id, event_type)
-     SELECT ${DELIVERY_ID_SQL}, w.id, e.org_id, e.id, e.event_type
-     FROM event_outbox e
-     JOIN webhooks w ON w.org_id = e.org_id AND w.is_active AND (e.event_type = ANY (w.events) OR '*' = ANY (w.events))
-     WHERE e.id = ANY (ARRAY[?]::uuid[])
-     ON CONFLICT (event_id, webhook_id) DO NOTHING`, [eventIds]);
+  const q = query(em);
+  await q.insertInto('webhook_deliveries').columns(['id', 'webhook_id', 'org_id', 'event_id', 'event_type'])
+    .expression(q.selectFrom('event_outbox as e')
+      .innerJoin('webhooks as w', (j) => j.onRef('w.org_id', '=', 'e.org_id').on('w.is_active', '=', true)
+        .on((eb) => eb.or([eb('e.event_type', '=', eb.fn.any('w.events')), eb(eb.val('*'), '=', eb.fn.any('w.events'))])))
+      .select([deliveryId.as('id'), 'w.id as webhook_id', 'e.org_id', 'e.id as event_id', 'e.event_type'])
+      .where((eb) => eb('e.id', '=', eb.fn.any(eb.val(eventIds)))))
+    .onConflict((oc) => oc.columns(['event_id', 'webhook_id']).doNothing())
+    .execute();
 }
 
 /**
@@ -38,42 +41,46 @@ export async function insertDeliveries(em: EntityManager, eventIds: string[]): P
  * event order, BATCH_SIZE at a time. A batch id, once written, is the workflow's key for good.
  */
 export async function claimBatches(em: EntityManager, eventIds: string[]): Promise<void> {
-  await em.execute(
-    `WITH todo AS (
-       SELECT d.id, d.org_id, (row_number() OVER (PARTITION BY d.org_id ORDER BY e.seq, d.webhook_id) - 1) / ? AS chunk
-       FROM webhook_deliveries d JOIN event_outbox e ON e.id = d.event_id
-       WHERE d.event_id = ANY (ARRAY[?]::uuid[]) AND d.status = 'pending' AND d.batch_id IS NULL
-     ), batches AS (
-       SELECT org_id, chunk, gen_random_uuid() AS batch_id FROM (SELECT DISTINCT org_id, chunk FROM todo) c
-     )
-     UPDATE webhook_deliveries d SET batch_id = b.batch_id
-     FROM todo t JOIN batches b ON b.org_id = t.org_id AND b.chunk = t.chunk
-     WHERE d.id = t.id`, [BATCH_SIZE, eventIds]);
+  await query(em)
+    .with('todo', (db) => db.selectFrom('webhook_deliveries as d').innerJoin('event_outbox as e', 'e.id', 'd.event_id')
+      .select((eb) => ['d.id', 'd.org_id',
+        eb(eb.parens(eb(eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('d.org_id').orderBy('e.seq').orderBy('d.webhook_id')), '-', 1)), '/', BATCH_SIZE).as('chunk')])
+      .where((eb) => eb('d.event_id', '=', eb.fn.any(eb.val(eventIds)))).where('d.status', '=', 'pending').where('d.batch_id', 'is', null))
+    .with('batches', (db) => db.selectFrom(db.selectFrom('todo').select(['org_id', 'chunk']).distinct().as('c'))
+      .select(['c.org_id', 'c.chunk', sql<string>`gen_random_uuid()`.as('batch_id')]))
+    .updateTable('webhook_deliveries as d')
+    .from('todo as t').innerJoin('batches as b', (j) => j.onRef('b.org_id', '=', 't.org_id').onRef('b.chunk', '=', 't.chunk'))
+    .set((eb) => ({ batch_id: eb.ref('b.batch_id') }))
+    .whereRef('d.id', '=', 't.id')
+    .execute();
 }
 
 /** Batches of these events whose workflow has not been started, in event order. */
 export async function unstartedBatches(em: EntityManager, eventIds: string[]): Promise<UnstartedBatch[]> {
-  return em.execute<UnstartedBatch[]>(
-    `SELECT d.batch_id, d.org_id FROM webhook_deliveries d JOIN event_outbox e ON e.id = d.event_id
-     WHERE d.event_id = ANY (ARRAY[?]::uuid[]) AND d.status = 'pending' AND d.batch_id IS NOT NULL AND d.workflow_started_at IS NULL
-     GROUP BY d.batch_id, d.org_id ORDER BY min(e.seq)`, [eventIds]);
+  return query(em).selectFrom('webhook_deliveries as d').innerJoin('event_outbox as e', 'e.id', 'd.event_id')
+    .select(['d.batch_id', 'd.org_id'])
+    .where((eb) => eb('d.event_id', '=', eb.fn.any(eb.val(eventIds)))).where('d.status', '=', 'pending')
+    .where('d.batch_id', 'is not', null).where('d.workflow_started_at', 'is', null)
+    .groupBy(['d.batch_id', 'd.org_id']).orderBy((eb) => eb.fn.min('e.seq'))
+    .$narrowType<{ batch_id: string }>().execute();
 }
 
 /** Batches queued this long ago whose workflow start never succeeded (the sweeper's work). */
 export async function unstartedBatchesOlderThan(em: EntityManager, seconds: number, limit = 100): Promise<UnstartedBatch[]> {
-  return em.execute<UnstartedBatch[]>(
-    `SELECT batch_id, org_id FROM webhook_deliveries
-     WHERE status = 'pending' AND batch_id IS NOT NULL AND workflow_started_at IS NULL AND queued_at < now() - make_interval(secs => ?)
-     GROUP BY batch_id, org_id ORDER BY min(queued_at) LIMIT ?`, [seconds, limit]);
+  return query(em).selectFrom('webhook_deliveries').select(['batch_id', 'org_id'])
+    .where('status', '=', 'pending').where('batch_id', 'is not', null).where('workflow_started_at', 'is', null)
+    .where('queued_at', '<', sql<Date>`now() - make_interval(secs => ${seconds})`)
+    .groupBy(['batch_id', 'org_id']).orderBy((eb) => eb.fn.min('queued_at')).limit(limit)
+    .$narrowType<{ batch_id: string }>().execute();
 }
 
 export async function markBatchesStarted(em: EntityManager, batchIds: string[]): Promise<void> {
   if (batchIds.length === 0) return;
-  await em.execute(
-    `UPDATE webhook_deliveries SET workflow_started_at = now()
-     WHERE batch_id = ANY (ARRAY[?]::uuid[]) AND workflow_started_at IS NULL`, [batchIds]);
+  await query(em).updateTable('webhook_deliveries').set({ workflow_started_at: sql`now()` })
+    .where((eb) => eb('batch_id', '=', eb.fn.any(eb.val(batchIds)))).where('workflow_started_at', 'is', null).execute();
 }
 
+/** What one attempt's request needs: the delivery, its webhook (the sealed secret a Buffer) and the stored event. */
 export type AttemptTarget = {
   delivery_id: string;
   run: number;
@@ -85,35 +92,38 @@ export type AttemptTarget = {
   event_type: string;
   org_id: string;
   payload: Record<string, unknown>;
-  created_at: Date | string;
+  created_at: Date;
 };
 
 /** Pending deliveries of the batch whose webhook is gone or disabled end as cancelled. */
 export async function cancelOrphans(em: EntityManager, batchId: string): Promise<void> {
-  await em.execute(
-    `UPDATE webhook_deliveries d SET status = 'cancelled', completed_at = now(), last_error = 'webhook disabled or deleted'
-     WHERE d.batch_id = ? AND d.status = 'pending'
-       AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id AND w.is_active)`, [batchId]);
+  await query(em).updateTable('webhook_deliveries as d')
+    .set({ status: 'cancelled', completed_at: sql`now()`, last_error: 'webhook disabled or deleted' })
+    .where('d.batch_id', '=', batchId).where('d.status', '=', 'pending')
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('webhooks as w').select(sql`1`.as('one'))
+      .whereRef('w.id', '=', 'd.webhook_id').where('w.is_active', '=', true))))
+    .execute();
 }
 
 /**
  * Counts and records round `round`'s attempt of every pending delivery of the batch that has not
  * had it yet (a round repeated after a crash skips those already tried), before any request
- * leaves; returns what the requests need.
+ * leaves; returns what the requests need. One statement: the counting UPDATE and the attempts'
+ * INSERT are data-modifying CTEs.
  */
 export async function beginRound(em: EntityManager, batchId: string, round: number): Promise<AttemptTarget[]> {
-  return em.execute<AttemptTarget[]>(
-    `WITH d AS (
-       UPDATE webhook_deliveries d SET attempt_count = d.attempt_count + 1, run_attempts = d.run_attempts + 1
-       FROM webhooks w
-       WHERE d.batch_id = ? AND d.status = 'pending' AND d.run_attempts < ? AND w.id = d.webhook_id AND w.is_active
-       RETURNING d.id, d.run, d.attempt_count, d.event_id, d.webhook_id, w.url, w.secret_sealed
-     ), a AS (
-       INSERT INTO webhook_delivery_attempts (delivery_id, attempt, run) SELECT id, attempt_count, run FROM d
-     )
-     SELECT d.id AS delivery_id, d.run, d.attempt_count AS attempt, d.webhook_id, d.url, d.secret_sealed,
-       e.id AS event_id, e.event_type, e.org_id, e.payload, e.created_at
-     FROM d JOIN event_outbox e ON e.id = d.event_id ORDER BY e.seq`, [batchId, round]);
+  return await query(em)
+    .with('d', (db) => db.updateTable('webhook_deliveries as d').from('webhooks as w')
+      .set((eb) => ({ attempt_count: eb('d.attempt_count', '+', 1), run_attempts: eb('d.run_attempts', '+', 1) }))
+      .where('d.batch_id', '=', batchId).where('d.status', '=', 'pending').where('d.run_attempts', '<', round)
+      .whereRef('w.id', '=', 'd.webhook_id').where('w.is_active', '=', true)
+      .returning(['d.id', 'd.run', 'd.attempt_count', 'd.event_id', 'd.webhook_id', 'w.url', 'w.secret_sealed']))
+    .with('a', (db) => db.insertInto('webhook_delivery_attempts').columns(['delivery_id', 'attempt', 'run'])
+      .expression(db.selectFrom('d').select(['d.id', 'd.attempt_count', 'd.run'])))
+    .selectFrom('d').innerJoin('event_outbox as e', 'e.id', 'd.event_id')
+    .select(['d.id as delivery_id', 'd.run', 'd.attempt_count as attempt', 'd.webhook_id', 'd.url', 'd.secret_sealed',
+      'e.id as event_id', 'e.event_type', 'e.org_id', 'e.payload', 'e.created_at'])
+    .orderBy('e.seq').execute() as AttemptTarget[];
 }
 
 export type AttemptOutcome = {
@@ -127,36 +137,47 @@ export type AttemptOutcome = {
 
 export type FinishedAttempt = Pick<AttemptTarget, 'delivery_id' | 'run' | 'attempt'> & AttemptOutcome;
 
+/** One outcome as the statement's recordset reads it. */
+type OutcomeRecord = {
+  delivery_id: string; run: number; attempt: number; duration_ms: number; status_code: number | null;
+  response_excerpt: string | null; error: string | null; status: 'succeeded' | 'failed' | null;
+};
+
 /** Completes the attempts' records and their runs' latest outcomes, many in one statement. */
 export async function finishAttempts(em: EntityManager, done: FinishedAttempt[]): Promise<void> {
   if (done.length === 0) return;
   const status = (o: AttemptOutcome) => (o.verdict === 'succeeded' ? 'succeeded' : o.verdict === 'gave_up' ? 'failed' : null);
-  await em.execute(
-    `WITH r AS (
-       SELECT * FROM jsonb_to_recordset(?::jsonb) AS r(delivery_id uuid, run int, attempt int, duration_ms int,
-         status_code int, response_excerpt text, error text, status text)
-     ), a AS (
-       UPDATE webhook_delivery_attempts a SET duration_ms = r.duration_ms, status_code = r.status_code, response_excerpt = r.response_excerpt, error = r.error
-       FROM r WHERE a.delivery_id = r.delivery_id AND a.attempt = r.attempt
-     )
-     UPDATE webhook_deliveries d SET last_status_code = r.status_code, last_error = r.error,
-       status = coalesce(r.status, d.status), completed_at = CASE WHEN r.status IS NULL THEN d.completed_at ELSE now() END
-     FROM r WHERE d.id = r.delivery_id AND d.run = r.run AND d.status = 'pending'`,
-    // One JSON parameter: MikroORM inlines arrays and would spell a NULL element as nothing.
-    [JSON.stringify(done.map((o) => ({
-      delivery_id: o.delivery_id, run: o.run, attempt: o.attempt, duration_ms: o.durationMs, status_code: o.statusCode,
-      response_excerpt: o.responseExcerpt, error: o.error, status: status(o),
-    })))]);
+  const records: OutcomeRecord[] = done.map((o) => ({
+    delivery_id: o.delivery_id, run: o.run, attempt: o.attempt, duration_ms: o.durationMs, status_code: o.statusCode,
+    response_excerpt: o.responseExcerpt, error: o.error, status: status(o),
+  }));
+  // The outcomes as one JSON parameter read as a recordset (a fragment: a column definition list has no builder form).
+  const outcomes = sql<OutcomeRecord>`jsonb_to_recordset(${JSON.stringify(records)}::jsonb)`.as<'r'>(sql`r(delivery_id uuid, run int, attempt int, duration_ms int,
+    status_code int, response_excerpt text, error text, status text)`);
+  await query(em)
+    .with('r', (db) => db.selectFrom(outcomes).selectAll())
+    .with('a', (db) => db.updateTable('webhook_delivery_attempts as a').from('r')
+      .set((eb) => ({ duration_ms: eb.ref('r.duration_ms'), status_code: eb.ref('r.status_code'), response_excerpt: eb.ref('r.response_excerpt'), error: eb.ref('r.error') }))
+      .whereRef('a.delivery_id', '=', 'r.delivery_id').whereRef('a.attempt', '=', 'r.attempt'))
+    .updateTable('webhook_deliveries as d').from('r')
+    .set((eb) => ({
+      last_status_code: eb.ref('r.status_code'), last_error: eb.ref('r.error'),
+      status: eb.fn.coalesce('r.status', 'd.status'),
+      completed_at: eb.case().when('r.status', 'is', null).then(eb.ref('d.completed_at')).else(sql<Date>`now()`).end(),
+    }))
+    .whereRef('d.id', '=', 'r.delivery_id').whereRef('d.run', '=', 'r.run').where('d.status', '=', 'pending')
+    .execute();
 }
 
 export async function pendingInBatch(em: EntityManager, batchId: string): Promise<number> {
-  const rows = await em.execute<{ n: number }[]>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE batch_id = ? AND status = 'pending'`, [batchId]);
-  return rows[0]!.n;
+  const row = await query(em).selectFrom('webhook_deliveries').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+    .where('batch_id', '=', batchId).where('status', '=', 'pending').executeTakeFirstOrThrow();
+  return row.n;
 }
 
 /** The batch's rounds are over: what is still pending failed. */
 export async function failPendingInBatch(em: EntityManager, batchId: string): Promise<number> {
-  const rows = await em.execute<{ id: string }[]>(
-    `UPDATE webhook_deliveries SET status = 'failed', completed_at = now() WHERE batch_id = ? AND status = 'pending' RETURNING id`, [batchId]);
+  const rows = await query(em).updateTable('webhook_deliveries').set({ status: 'failed', completed_at: sql`now()` })
+    .where('batch_id', '=', batchId).where('status', '=', 'pending').returning('id').execute();
   return rows.length;
 }

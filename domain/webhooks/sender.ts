@@ -11,8 +11,7 @@ import { beginRound, cancelOrphans, finishAttempts, pendingInBatch, type Attempt
 
 /** The documented delivery body (README "Webhooks"): the stored event, never a secret value. */
 export function deliveryBody(t: Pick<AttemptTarget, 'event_id' | 'event_type' | 'created_at' | 'org_id' | 'payload'>): string {
-  const createdAt = t.created_at instanceof Date ? t.created_at.toISOString() : new Date(t.created_at).toISOString();
-  return JSON.stringify({ id: t.event_id, type: t.event_type, created_at: createdAt, org_id: t.org_id, data: t.payload });
+  return JSON.stringify({ id: t.event_id, type: t.event_type, created_at: t.created_at.toISOString(), org_id: t.org_id, data: t.payload });
 }
 
 /** Statuses worth another attempt: the receiver is busy, slow or briefly broken. */
