@@ -1,5 +1,7 @@
 // The records of the automations area as the repositories return them (migration 0012), shared by
 // the commands, the run engine's activities and the presenters.
+import type { Selectable } from 'kysely';
+import type { Database } from '../../db/entities/index.ts';
 
 export const TRIGGER_TYPES = ['cron', 'event', 'webhook', 'manual'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];
@@ -9,27 +11,15 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 /** States a run can still leave; only these are cancellable (spec §3). */
 export const OPEN_RUN_STATUSES: readonly RunStatus[] = ['running', 'awaiting_approval'];
 
-export type AutomationRow = {
-  id: string;
-  org_id: string;
-  agent_id: string;
-  name: string;
-  trigger_type: TriggerType;
-  /** As given (5 or 6 fields); the schedule uses its normalized 5-field form. */
-  cron_expr: string | null;
-  timezone: string;
-  event_filter: Record<string, unknown> | null;
-  event_type: string | null;
-  /** As the caller sent it: a bare array of steps or `{steps: [...]}`. */
-  workflow_spec: unknown;
-  is_active: boolean;
-  version: number;
-  schedule_version: number;
-  next_run_at: Date | null;
-  created_by: string | null;
-  created_at: Date;
-  updated_at: Date;
-};
+type Automations = Selectable<Database['automations']>;
+
+/**
+ * An automation without its webhook token's digest (only the public trigger reads it). As the
+ * entity types them: `cron_expr` as given (5 or 6 fields; the schedule uses its normalized form),
+ * `workflow_spec` as the caller sent it (a bare array of steps or `{steps: [...]}`).
+ */
+export type AutomationRow = Pick<Automations, 'id' | 'org_id' | 'agent_id' | 'name' | 'trigger_type' | 'cron_expr' | 'timezone' | 'event_filter'
+  | 'event_type' | 'workflow_spec' | 'is_active' | 'version' | 'schedule_version' | 'next_run_at' | 'created_by' | 'created_at' | 'updated_at'>;
 
 /** The list and detail responses add these (reference AutomationResponse). */
 export type AutomationStats = {
@@ -42,18 +32,5 @@ export type AutomationStats = {
   agent_name: string | null;
 };
 
-export type RunRow = {
-  id: string;
-  org_id: string;
-  automation_id: string;
-  agent_id: string;
-  status: RunStatus;
-  trigger_source: TriggerType;
-  context: Record<string, unknown>;
-  step_results: unknown[] | null;
-  error: string | null;
-  tokens_used: number;
-  cost_cents: number;
-  started_at: Date;
-  finished_at: Date | null;
-};
+/** A run; its step results, when written, are the array the workflow reported. */
+export type RunRow = Omit<Selectable<Database['automation_runs']>, 'step_results'> & { step_results: unknown[] | null };

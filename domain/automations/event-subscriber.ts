@@ -11,7 +11,7 @@ import type { Logger } from '../log.ts';
 import type { EventSubscriber } from '../events/dispatcher.ts';
 import type { OutboxEvent } from '../events/outbox.ts';
 import type { AutomationsClient } from './client.ts';
-import { insertRun } from './run-repository.ts';
+import { eventMatches, insertRun } from './run-repository.ts';
 import { derivedUuid } from '../ids.ts';
 import { Problem } from '../errors.ts';
 
@@ -20,11 +20,6 @@ export const AUTOMATION_TRIGGER_EVENTS = [
   'secret.created', 'secret.updated', 'secret.rotated', 'secret.deleted',
   'policy.created', 'policy.updated', 'policy.deleted',
 ] as const;
-
-type Match = {
-  event_id: string; event_type: string; payload: Record<string, unknown>; created_at: Date;
-  automation_id: string; org_id: string; agent_id: string; name: string; workflow_spec: unknown;
-};
 
 export class AutomationEventSubscriber implements EventSubscriber {
   readonly name = 'automations';
@@ -44,15 +39,10 @@ export class AutomationEventSubscriber implements EventSubscriber {
     const ids = events.filter((e) => (AUTOMATION_TRIGGER_EVENTS as readonly string[]).includes(e.event_type)).map((e) => e.id);
     if (ids.length === 0) return;
     const em = this.em();
-    const matches = await em.execute<Match[]>(
-      `SELECT e.id AS event_id, e.event_type, e.payload, e.created_at, a.id AS automation_id, a.org_id, a.agent_id, a.name, a.workflow_spec
-       FROM event_outbox e
-       JOIN automations a ON a.org_id = e.org_id AND a.event_type = e.event_type AND a.trigger_type = 'event' AND a.is_active
-       WHERE e.id IN (SELECT unnest(ARRAY[?]::uuid[])) AND coalesce(e.payload->>'actor', '') <> 'agent:' || a.agent_id::text
-       ORDER BY e.seq, a.id`, [ids]);
+    const matches = await eventMatches(em, ids);
     for (const m of matches) {
       const runId = derivedUuid(`event:${m.event_id}:${m.automation_id}`);
-      const context = { _event: { id: m.event_id, type: m.event_type, payload: m.payload, created_at: new Date(m.created_at).toISOString() } };
+      const context = { _event: { id: m.event_id, type: m.event_type, payload: m.payload, created_at: m.created_at.toISOString() } };
       try {
         const { run } = await em.transactional((tx) => insertRun(tx, {
           id: runId, orgId: m.org_id, automationId: m.automation_id, agentId: m.agent_id, source: 'event', context,

@@ -1,14 +1,16 @@
-// SQL of automation runs. A run's row is written twice when nothing waits for a human: inserted
-// by its trigger, and finished by its workflow (plus one write per approval wait and one per
-// resume). Every move is guarded by the status it leaves, so a late or repeated
-// activity never moves a run that already ended.
+// Automation runs. A run's row is written twice when nothing waits for a human: inserted by its
+// trigger, and finished by its workflow (plus one write per approval wait and one per resume).
+// Every move is guarded by the status it leaves, so a late or repeated activity never moves a run
+// that already ended. Commands and activities decide; this file only reads and writes.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from 'kysely';
+import { query } from '../../db/query.ts';
 import type { RunRow, RunStatus, TriggerType } from './automation-types.ts';
 import { Problem } from '../errors.ts';
 import { AUTOMATION_RUNS_PER_MONTH, tierInForce } from '../limits/tier-limits.ts';
 
-const RUN_COLUMNS = `id, org_id, automation_id, agent_id, status, trigger_source, context, step_results, error,
-  tokens_used, cost_cents, started_at, finished_at`;
+const RUN_COLUMNS = ['id', 'org_id', 'automation_id', 'agent_id', 'status', 'trigger_source', 'context', 'step_results', 'error',
+  'tokens_used', 'cost_cents', 'started_at', 'finished_at'] as const;
 
 export type NewRun = {
   id: string; orgId: string; automationId: string; agentId: string; source: TriggerType; context: Record<string, unknown>;
@@ -20,28 +22,30 @@ export type NewRun = {
  * Returns the run and whether it is new. Over the quota → 403 resource_limit_exceeded.
  */
 export async function insertRun(tx: EntityManager, run: NewRun): Promise<{ run: RunRow; created: boolean }> {
-  const inserted = await tx.execute<RunRow[]>(
-    `INSERT INTO automation_runs (id, org_id, automation_id, agent_id, trigger_source, context)
-     VALUES (?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT (id) DO NOTHING RETURNING ${RUN_COLUMNS}`,
-    [run.id, run.orgId, run.automationId, run.agentId, run.source, JSON.stringify(run.context)]);
-  if (inserted.length === 0) {
+  const inserted = await query(tx).insertInto('automation_runs')
+    .values({ id: run.id, org_id: run.orgId, automation_id: run.automationId, agent_id: run.agentId, trigger_source: run.source, context: run.context })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning(RUN_COLUMNS).executeTakeFirst() as RunRow | undefined;
+  if (!inserted) {
     const existing = await findRunById(tx, run.id);
     if (!existing) throw new Error(`run ${run.id} neither inserted nor found`);
     return { run: existing, created: false };
   }
   await countRun(tx, run.orgId);
-  return { run: inserted[0]!, created: true };
+  return { run: inserted, created: true };
 }
 
 /** One conditional upsert: the month's counter moves only while it is below the tier's cap. */
 async function countRun(tx: EntityManager, orgId: string): Promise<void> {
   const tier = await tierInForce(tx, orgId);
   const cap = AUTOMATION_RUNS_PER_MONTH[tier];
-  const rows = await tx.execute<{ runs: number }[]>(
-    `INSERT INTO automation_run_usage (org_id, month, runs) VALUES (?, date_trunc('month', now() AT TIME ZONE 'UTC')::date, 1)
-     ON CONFLICT (org_id, month) DO UPDATE SET runs = automation_run_usage.runs + 1
-     WHERE automation_run_usage.runs < ? RETURNING runs`, [orgId, cap ?? 2_147_483_647]);
-  if (rows.length === 0) {
+  const row = await query(tx).insertInto('automation_run_usage')
+    .values({ org_id: orgId, month: sql<string>`date_trunc('month', now() AT TIME ZONE 'UTC')::date`, runs: 1 })
+    .onConflict((oc) => oc.columns(['org_id', 'month'])
+      .doUpdateSet((eb) => ({ runs: eb('automation_run_usage.runs', '+', 1) }))
+      .where('automation_run_usage.runs', '<', cap ?? 2_147_483_647))
+    .returning('runs').executeTakeFirst();
+  if (!row) {
     throw new Problem(403, `Automation run limit reached (${cap}/${cap} this month on ${tier} tier). Upgrade your plan for more.`, {
       type: 'resource_limit_exceeded', title: 'Resource Limit Exceeded', extras: { resource: 'automation_runs', limit: cap, used: cap, tier },
     });
@@ -49,20 +53,18 @@ async function countRun(tx: EntityManager, orgId: string): Promise<void> {
 }
 
 export async function findRunById(em: EntityManager, id: string): Promise<RunRow | null> {
-  const rows = await em.execute<RunRow[]>(`SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = ?`, [id]);
-  return rows[0] ?? null;
+  return (await query(em).selectFrom('automation_runs').select(RUN_COLUMNS).where('id', '=', id).executeTakeFirst() as RunRow | undefined) ?? null;
 }
 
 export async function findRun(em: EntityManager, orgId: string, automationId: string, runId: string): Promise<RunRow | null> {
-  const rows = await em.execute<RunRow[]>(
-    `SELECT ${RUN_COLUMNS} FROM automation_runs WHERE id = ? AND org_id = ? AND automation_id = ?`, [runId, orgId, automationId]);
-  return rows[0] ?? null;
+  return (await query(em).selectFrom('automation_runs').select(RUN_COLUMNS)
+    .where('id', '=', runId).where('org_id', '=', orgId).where('automation_id', '=', automationId).executeTakeFirst() as RunRow | undefined) ?? null;
 }
 
 export async function listRuns(em: EntityManager, orgId: string, automationId: string, page: { limit: number; offset: number }): Promise<RunRow[]> {
-  return em.execute<RunRow[]>(
-    `SELECT ${RUN_COLUMNS} FROM automation_runs WHERE org_id = ? AND automation_id = ?
-     ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?`, [orgId, automationId, page.limit, page.offset]);
+  return await query(em).selectFrom('automation_runs').select(RUN_COLUMNS)
+    .where('org_id', '=', orgId).where('automation_id', '=', automationId)
+    .orderBy('started_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute() as RunRow[];
 }
 
 export type RunEnd = {
@@ -74,21 +76,24 @@ export type RunEnd = {
   costCents: number;
 };
 
+const OPEN: RunStatus[] = ['running', 'awaiting_approval'];
+
 /** The final write; false when the run had already ended (or is gone). */
 export async function finishRun(tx: EntityManager, runId: string, end: RunEnd): Promise<boolean> {
-  const rows = await tx.execute<{ id: string }[]>(
-    `UPDATE automation_runs SET status = ?, error = ?, step_results = ?::jsonb, context = ?::jsonb, tokens_used = ?, cost_cents = ?,
-       finished_at = now()
-     WHERE id = ? AND status IN ('running', 'awaiting_approval') RETURNING id`,
-    [end.status, end.error, JSON.stringify(end.stepResults), JSON.stringify(end.context), end.tokensUsed, end.costCents, runId]);
+  const rows = await query(tx).updateTable('automation_runs')
+    .set({
+      status: end.status, error: end.error, step_results: end.stepResults, context: end.context, tokens_used: end.tokensUsed, cost_cents: end.costCents,
+      finished_at: sql`now()`,
+    })
+    .where('id', '=', runId).where('status', 'in', OPEN).returning('id').execute();
   return rows.length > 0;
 }
 
 /** running ↔ awaiting_approval, with the results so far (so the run detail shows where it waits). */
 export async function moveRun(tx: EntityManager, runId: string, from: RunStatus, to: RunStatus, stepResults?: unknown[]): Promise<boolean> {
-  const rows = await tx.execute<{ id: string }[]>(
-    `UPDATE automation_runs SET status = ?, step_results = COALESCE(?::jsonb, step_results) WHERE id = ? AND status = ? RETURNING id`,
-    [to, stepResults === undefined ? null : JSON.stringify(stepResults), runId, from]);
+  const rows = await query(tx).updateTable('automation_runs')
+    .set({ status: to, ...(stepResults !== undefined ? { step_results: stepResults } : {}) })
+    .where('id', '=', runId).where('status', '=', from).returning('id').execute();
   return rows.length > 0;
 }
 
@@ -104,21 +109,43 @@ export type OpenRun = {
  * within its time-out, so older runs need no look.
  */
 export async function openRunsBetween(em: EntityManager, minAgeSeconds: number, maxAgeSeconds: number): Promise<OpenRun[]> {
-  return em.execute<OpenRun[]>(
-    `SELECT r.id, r.org_id, r.automation_id, r.agent_id, r.trigger_source, a.name, r.context, a.workflow_spec
-     FROM automation_runs r JOIN automations a ON a.id = r.automation_id
-     WHERE r.status = 'running' AND r.started_at < now() - make_interval(secs => ?) AND r.started_at > now() - make_interval(secs => ?)
-     ORDER BY r.started_at LIMIT 500`, [minAgeSeconds, maxAgeSeconds]);
+  return query(em).selectFrom('automation_runs as r').innerJoin('automations as a', 'a.id', 'r.automation_id')
+    .select(['r.id', 'r.org_id', 'r.automation_id', 'r.agent_id', 'r.trigger_source', 'a.name', 'r.context', 'a.workflow_spec'])
+    .where('r.status', '=', 'running')
+    .where('r.started_at', '<', sql<Date>`now() - make_interval(secs => ${minAgeSeconds})`)
+    .where('r.started_at', '>', sql<Date>`now() - make_interval(secs => ${maxAgeSeconds})`)
+    .orderBy('r.started_at').limit(500).execute();
 }
 
-/** What a trigger needs of its automation (its steps too: the run starts with them). */
+/** What a trigger needs of its automation (its steps too: the run starts with them); the token digest a Buffer. */
 export type TriggerTarget = {
   id: string; org_id: string; agent_id: string; name: string; trigger_type: TriggerType; is_active: boolean; webhook_token_hash: Buffer | null;
   workflow_spec: unknown;
 };
 
 export async function findTriggerTarget(em: EntityManager, automationId: string): Promise<TriggerTarget | null> {
-  const rows = await em.execute<TriggerTarget[]>(
-    'SELECT id, org_id, agent_id, name, trigger_type, is_active, webhook_token_hash, workflow_spec FROM automations WHERE id = ?', [automationId]);
-  return rows[0] ?? null;
+  return (await query(em).selectFrom('automations')
+    .select(['id', 'org_id', 'agent_id', 'name', 'trigger_type', 'is_active', 'webhook_token_hash', 'workflow_spec'])
+    .where('id', '=', automationId).executeTakeFirst() as TriggerTarget | undefined) ?? null;
+}
+
+/** An event that triggers an automation: the event, and the automation it starts a run of. */
+export type EventMatch = {
+  event_id: string; event_type: string; payload: Record<string, unknown>; created_at: Date;
+  automation_id: string; org_id: string; agent_id: string; name: string; workflow_spec: unknown;
+};
+
+/**
+ * Every active event automation of these events' organizations whose event type names the event,
+ * in event order, except where the event was caused by the automation's own agent (loop guard).
+ */
+export async function eventMatches(em: EntityManager, eventIds: string[]): Promise<EventMatch[]> {
+  return query(em).selectFrom('event_outbox as e')
+    .innerJoin('automations as a', (j) => j.onRef('a.org_id', '=', 'e.org_id').onRef('a.event_type', '=', 'e.event_type')
+      .on('a.trigger_type', '=', 'event').on('a.is_active', '=', true))
+    .select(['e.id as event_id', 'e.event_type', 'e.payload', 'e.created_at', 'a.id as automation_id', 'a.org_id', 'a.agent_id', 'a.name', 'a.workflow_spec'])
+    .where((eb) => eb('e.id', '=', eb.fn.any(eb.val(eventIds))))
+    // A fragment: the payload's actor against the agent's subject.
+    .where(sql<boolean>`coalesce(e.payload->>'actor', '') <> 'agent:' || a.agent_id::text`)
+    .orderBy('e.seq').orderBy('a.id').execute();
 }

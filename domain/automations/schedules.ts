@@ -14,7 +14,7 @@ import type { Logger } from '../log.ts';
 import type { automationScheduleTickWorkflow } from '../../workflows/automations/schedule-tick.ts';
 import { AUTOMATIONS_TASK_QUEUE } from './run-attributes.ts';
 import { normalizeCron } from './spec/cron.ts';
-import { findAutomationById } from './automation-repository.ts';
+import { automationsBehindSchedule, cronAutomationIdsAmong, findAutomationById, markScheduleSynced, setNextRunAt } from './automation-repository.ts';
 import type { AutomationRow } from './automation-types.ts';
 import { VaultAutomationId, VaultOrgId } from '../temporal/search-attribute-keys.ts';
 
@@ -42,8 +42,7 @@ export class AutomationSchedules {
     if (row.trigger_type === 'cron' && row.cron_expr) nextRunAt = await this.upsert(row);
     else await this.remove(automationId);
     // Only the version that was synced is marked: a change committed meanwhile stays behind.
-    await this.em().execute('UPDATE automations SET schedule_version = ?, next_run_at = ? WHERE id = ? AND version = ?',
-      [row.version, nextRunAt, row.id, row.version]);
+    await markScheduleSynced(this.em(), row.id, row.version, nextRunAt);
   }
 
   async remove(automationId: string): Promise<void> {
@@ -57,13 +56,13 @@ export class AutomationSchedules {
   /** After a tick: the schedule's next action time, for the automation's `next_run_at`. */
   async refreshNextRun(automationId: string): Promise<void> {
     const next = await this.nextActionTime(automationId);
-    await this.em().execute('UPDATE automations SET next_run_at = ? WHERE id = ?', [next, automationId]);
+    await setNextRunAt(this.em(), automationId, next);
   }
 
   /** Syncs every automation whose schedule is behind its row; with `orphans`, deletes schedules of deleted automations. */
   async reconcile(opts: { orphans: boolean }): Promise<void> {
-    const behind = await this.em().execute<{ id: string }[]>('SELECT id FROM automations WHERE schedule_version <> version LIMIT 500');
-    for (const { id } of behind) {
+    const behind = await automationsBehindSchedule(this.em());
+    for (const id of behind) {
       await this.sync(id).catch((e) => this.log.warn('schedule sync failed; retried at the next sweep', { automationId: id, error: String(e) }));
     }
     if (!opts.orphans) return;
@@ -72,8 +71,7 @@ export class AutomationSchedules {
       if (s.scheduleId.startsWith(SCHEDULE_PREFIX)) ids.push(s.scheduleId.slice(SCHEDULE_PREFIX.length));
     }
     if (ids.length === 0) return;
-    const live = new Set((await this.em().execute<{ id: string }[]>(
-      "SELECT id::text FROM automations WHERE trigger_type = 'cron' AND id::text IN (SELECT unnest(ARRAY[?]::text[]))", [ids])).map((r) => r.id));
+    const live = new Set(await cronAutomationIdsAmong(this.em(), ids));
     for (const id of ids) if (!live.has(id)) await this.remove(id);
   }
 

@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { RunActor } from './engine/run-io.ts';
 import { explicitScopes } from '../agents/agent-scopes.ts';
 import { Problem } from '../errors.ts';
+import { runAgent } from './automation-repository.ts';
 
 /**
  * No client address exists for a run: the unspecified address matches no IP condition of a
@@ -15,9 +16,7 @@ import { Problem } from '../errors.ts';
 export const RUN_CLIENT_IP = '0.0.0.0';
 
 export async function stepActionContext(em: EntityManager, actor: RunActor, stepType: string): Promise<ActionContext> {
-  const rows = await em.execute<{ status: string; scopes: string[] | null; intents_api_enabled: boolean }[]>(
-    'SELECT status, scopes, intents_api_enabled FROM agents WHERE id = ? AND org_id = ?', [actor.agentId, actor.orgId]);
-  const agent = rows[0];
+  const agent = await runAgent(em, actor.orgId, actor.agentId);
   if (!agent || agent.status !== 'active') throw new Problem(403, 'the automation\'s agent is not active');
   const scopes = explicitScopes(agent.scopes);
   const principal: Principal = {
