@@ -125,7 +125,7 @@ export class ShareCommands {
     const p = callerOf(ctx);
     await this.asRecipient(ctx, linkId, 'share.accept', async (tx, s) => {
       if (s.declined_at) throw new Problem(409, 'You declined this share; ask its creator to share again');
-      if (new Date(s.expires_at).getTime() <= Date.now()) throw gone('This share has expired');
+      if (s.expires_at.getTime() <= Date.now()) throw gone('This share has expired');
       await markAccepted(tx, s.id, p.type === 'user' ? p.id : null);
     });
   }
@@ -215,7 +215,7 @@ export class ShareCommands {
 }
 
 function invitationMail(to: string, url: string, s: ShareRow) {
-  const limits = [`It expires at ${new Date(s.expires_at).toISOString()}`];
+  const limits = [`It expires at ${s.expires_at.toISOString()}`];
   if (s.max_access_count !== null) limits.push(`and opens at most ${s.max_access_count} time${s.max_access_count === 1 ? '' : 's'}`);
   return {
     to,

@@ -115,7 +115,7 @@ export class ShareOpener {
   }
 
   private checkLive(s: ShareRow): void {
-    if (new Date(s.expires_at).getTime() <= Date.now()) throw gone('This share has expired');
+    if (s.expires_at.getTime() <= Date.now()) throw gone('This share has expired');
     if (s.max_access_count !== null && s.access_count >= s.max_access_count) throw usedUpOrExpired(s);
   }
 
@@ -141,7 +141,7 @@ export class ShareOpener {
 
   private async checkPassphrase(em: EntityManager, s: ShareRow, passphrase: string | undefined): Promise<void> {
     if (!s.passphrase_hash) return;
-    if (s.locked_until && new Date(s.locked_until).getTime() > Date.now()) throw locked(s.locked_until);
+    if (s.locked_until && s.locked_until.getTime() > Date.now()) throw locked(s.locked_until);
     if (!passphrase) {
       throw forbidden('This share requires a passphrase: send it in the X-Share-Passphrase header, or POST it to /v1/shares/{share_id}/access');
     }
@@ -180,10 +180,10 @@ export class ShareOpener {
 }
 
 function usedUpOrExpired(s: ShareRow): Problem {
-  return new Date(s.expires_at).getTime() <= Date.now() ? gone('This share has expired') : gone('This share has been opened the maximum number of times');
+  return s.expires_at.getTime() <= Date.now() ? gone('This share has expired') : gone('This share has been opened the maximum number of times');
 }
 
-function locked(until: Date | string): Problem {
-  const wait = Math.max(1, Math.ceil((new Date(until).getTime() - Date.now()) / 1000));
+function locked(until: Date): Problem {
+  const wait = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
   return new Problem(429, `This share is locked after repeated wrong passphrases; try again in ${wait} seconds`, { headers: { 'Retry-After': String(wait) } });
 }
