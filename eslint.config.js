@@ -74,6 +74,28 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'pg', message: 'Reach Postgres through db/ and an area repository.' }] }] },
   },
   {
+    // Queries live only in each area's repository (ARCHITECTURE.md: db/ is the one gateway):
+    // elsewhere in domain/ no query builder, no em.execute and no SQL text.
+    files: ['domain/**'],
+    ignores: ['domain/**/*-repository.ts'],
+    rules: {
+      // Row types may come from kysely and db/query.ts (`import type`); statements may not.
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: [
+          { name: 'pg', message: 'Reach Postgres through db/ and an area repository.' },
+          { name: 'kysely', message: 'Statements belong in the area\'s *-repository.ts.', allowTypeImports: true },
+        ],
+        patterns: [{ group: ['**/db/query.ts'], message: 'Statements belong in the area\'s *-repository.ts.', allowTypeImports: true }],
+      }],
+      'no-restricted-syntax': ['error',
+        { selector: "CallExpression[callee.property.name=/^(execute|getKysely|getConnection)$/]", message: 'Statements belong in the area\'s *-repository.ts.' },
+        { selector: String.raw`Literal[value=/^\s*(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|WITH \w+ AS)\b/]`, message: 'SQL text belongs in the area\'s *-repository.ts.' },
+        { selector: String.raw`TemplateElement[value.raw=/^\s*(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM|WITH \w+ AS)\b/]`, message: 'SQL text belongs in the area\'s *-repository.ts.' },
+      ],
+    },
+  },
+  {
     // Workflow code is replayed in Temporal's sandbox: only the workflow SDK and relative imports.
     files: ['workflows/**'],
     rules: {
