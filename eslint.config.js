@@ -75,8 +75,8 @@ export default tseslint.config(
   },
   {
     // Queries live only in each area's repository (ARCHITECTURE.md: db/ is the one gateway):
-    // elsewhere in domain/ no query builder, no em.execute and no SQL text.
-    files: ['domain/**'],
+    // elsewhere (domain, api, activities, workers) no query builder, no em.execute, no SQL text.
+    files: ['domain/**', 'api/**', 'activities/**', 'workers/**'],
     ignores: ['domain/**/*-repository.ts'],
     rules: {
       // Row types may come from kysely and db/query.ts (`import type`); statements may not.
