@@ -27,7 +27,7 @@ import {
   setWebhookTokenHash, updateAutomation, type AutomationChanges, type AutomationWithStats,
 } from './automation-repository.ts';
 
-/** Keeps an automation's Temporal Schedule in step with its row (AutomationSchedules in schedules.ts). */
+/** Keeps an automation's Temporal Schedule in step with its row (AutomationSchedules in schedule-client.ts). */
 export type ScheduleSync = {
   /** Creates, updates, pauses or removes the schedule to match the row; fills next_run_at. Ignores non-cron automations. */
   sync(automationId: string): Promise<void>;

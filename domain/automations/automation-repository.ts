@@ -151,7 +151,7 @@ export async function runAgent(em: EntityManager, orgId: string, agentId: string
     .where('id', '=', agentId).where('org_id', '=', orgId).executeTakeFirst();
 }
 
-// ---- schedules (schedules.ts) ---------------------------------------------------------------
+// ---- schedules (schedule-client.ts) ---------------------------------------------------------------
 
 /** Marks the automation's schedule synced to `version`, unless a change committed meanwhile moved the row on. */
 export async function markScheduleSynced(em: EntityManager, automationId: string, version: number, nextRunAt: Date | null): Promise<void> {

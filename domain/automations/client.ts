@@ -1,6 +1,6 @@
 // The automations area's Temporal client: the only place that starts run workflows, spells their
 // IDs and task queue, and reaches a running run with an Update (cancel, approval decisions).
-// Schedules (cron triggers) live in schedules.ts.
+// Schedules (cron triggers) have their own client beside this one, schedule-client.ts.
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { automationRunWorkflow } from '../../workflows/automations/automation-run.ts';
 import { cancelRunUpdate, decideApprovalUpdate } from '../../workflows/automations/run-messages.ts';
