@@ -9,7 +9,7 @@ import type { StepType } from '../domain/automations/spec/step-types.ts';
 import type {
   ApprovalDecision, ApprovalOutcome, ApprovalStart, RunActor, RunEndInput, StepCall, StepResult,
 } from '../domain/automations/engine/run-io.ts';
-import type { AutomationSchedules } from '../domain/automations/schedules.ts';
+import type { AutomationSchedules } from '../domain/automations/schedule-client.ts';
 import { finishRun, moveRun } from '../domain/automations/run-repository.ts';
 import { createScheduledRun, type ScheduledRunStart } from '../domain/automations/scheduled-run.ts';
 import { createApprovalOnce, applyDecision, applyExpiry, expireRunApprovals, findSameDecision } from '../domain/approvals/approval-events.ts';

@@ -12,7 +12,7 @@ import type { MailTransport } from '../domain/mail/deliver.ts';
 import type { OutboundClient } from '../domain/net/outbound/client.ts';
 import type { WebhooksClient } from '../domain/webhooks/client.ts';
 import type { AutomationsClient } from '../domain/automations/client.ts';
-import type { AutomationSchedules } from '../domain/automations/schedules.ts';
+import type { AutomationSchedules } from '../domain/automations/schedule-client.ts';
 import type { StepRunner } from '../domain/automations/step-runner.ts';
 import type { ChainRpc } from '../domain/chains/chain-rpc.ts';
 

@@ -49,7 +49,7 @@ import { SharesClient } from '../domain/shares/client.ts';
 import { VaultKeyRotationCommands } from '../domain/key-rotation/vault-key-commands.ts';
 import { CmekCommands } from '../domain/key-rotation/cmek-commands.ts';
 import { KeyRotationClient } from '../domain/key-rotation/client.ts';
-import { AutomationSchedules } from '../domain/automations/schedules.ts';
+import { AutomationSchedules } from '../domain/automations/schedule-client.ts';
 import { RunApprovalUpdates } from '../domain/automations/run-approval-gate.ts';
 import { parseExemptions, systemResolver } from '../domain/net/outbound/index.ts';
 import { PlatformOperators } from '../domain/auth/platform-operators.ts';

@@ -17,7 +17,7 @@ import { createMailTransport } from '../domain/mail/deliver.ts';
 import { workflowCodeOptions } from './worker-options.ts';
 import { TEMPORAL_AREAS, type WorkerDeps } from './temporal-registry.ts';
 import { AutomationsClient } from '../domain/automations/client.ts';
-import { AutomationSchedules } from '../domain/automations/schedules.ts';
+import { AutomationSchedules } from '../domain/automations/schedule-client.ts';
 import { AutomationEventSubscriber } from '../domain/automations/event-subscriber.ts';
 import { intentServices } from './intent-services.ts';
 import { IntentSteps } from '../domain/automations/intent-steps.ts';

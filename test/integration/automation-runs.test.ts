@@ -10,7 +10,7 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { stackTemporalClient } from '../helpers/temporal-client.ts';
 import { runWorkflowId } from '../../domain/automations/run-attributes.ts';
 import { AutomationsClient } from '../../domain/automations/client.ts';
-import { scheduleIdOf } from '../../domain/automations/schedules.ts';
+import { scheduleIdOf } from '../../domain/automations/schedule-client.ts';
 
 let receiver: Receiver;
 /** With the stack's payload codec (schedules, workflow lists). */
