@@ -9,6 +9,7 @@ import type { Logger } from '../domain/log.ts';
 import type { ActionAudit } from '../domain/audit/action-audit.ts';
 import { AgentSigner } from '../domain/intents/signing-keys/signer.ts';
 import { ChainRpc } from '../domain/chains/chain-rpc.ts';
+import { findChain } from '../domain/chains/chain-repository.ts';
 import { SignCommands } from '../domain/intents/signing/sign-commands.ts';
 import { RpcSimulationProvider } from '../domain/intents/transactions/simulation/rpc-simulation.ts';
 import { SimulationCommands } from '../domain/intents/transactions/simulation-commands.ts';
@@ -21,7 +22,7 @@ export function intentServices(d: {
   db: () => EntityManager; hot: HotReads; kms: Kms; audit: ActionAudit; temporal: Client; log: Logger; rpcOverrides: ReadonlyMap<string, string>;
 }): IntentServices {
   const signer = new AgentSigner({ db: d.db, kms: d.kms });
-  const chainRpc = new ChainRpc({ db: d.db, rpcOverrides: d.rpcOverrides });
+  const chainRpc = new ChainRpc({ chainById: (chainId) => findChain(d.db(), { by: 'chain_id', chainId }), rpcOverrides: d.rpcOverrides });
   const simulations = new SimulationCommands({ db: d.db, provider: new RpcSimulationProvider(chainRpc) });
   return {
     chainRpc,

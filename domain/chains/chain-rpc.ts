@@ -5,10 +5,9 @@
 // Failures come in two kinds because a Temporal workflow retries the first and stops on the second:
 // ChainUnavailable (the node could not be asked: network, timeout, HTTP 5xx/429, garbled answers,
 // node hiccups) and ChainRpcError (the node answered a well-formed request with an error).
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Address, Hex } from 'viem';
 import { Problem } from '../errors.ts';
-import { findChain } from './chain-repository.ts';
+import type { ChainRow } from './chain-repository.ts';
 import { effectiveRpcUrl } from './effective-rpc.ts';
 import { isHexData, MalformedAnswer, readHash, readQuantity, readSafeInteger, toQuantity } from './rpc-hex.ts';
 import { ChainRpcError, ChainUnavailable, classifyRpcError, scrub, txGasCapOf } from './rpc-errors.ts';
@@ -19,7 +18,8 @@ export { ChainRpcError, ChainUnavailable, isAlreadyKnown, isPermanentRejection, 
 export type ChainEndpoint = { name: string; url: string };
 
 export type ChainRpcDeps = {
-  db: () => EntityManager;
+  /** The chains row of a chain id (chain-repository.ts findChain in production). */
+  chainById: (chainId: number) => Promise<ChainRow | null>;
   rpcOverrides: ReadonlyMap<string, string>;
   /** Per request, connection to last byte. Default 10 s. */
   timeoutMs?: number;
@@ -230,7 +230,7 @@ export class ChainRpc {
   }
 
   private async fromDb(chainId: number): Promise<ChainEndpoint> {
-    const row = await findChain(this.d.db(), { by: 'chain_id', chainId });
+    const row = await this.d.chainById(chainId);
     if (!row || !row.is_enabled) {
       throw new Problem(503, `No enabled chain has chain_id ${chainId}: a platform operator must add or enable it and set its rpc_url (POST /v1/admin/chains, PUT /v1/admin/chains/{identifier})`);
     }

@@ -3,7 +3,7 @@
 // kinds a Temporal workflow tells apart, and that no error names the rpc_url (it may hold a key).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ChainRow } from '../../domain/chains/chain-repository.ts';
 import { getContractAddress, parseEther, parseGwei, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import {
@@ -40,7 +40,7 @@ async function fakeNode(handler: http.RequestListener): Promise<{ url: string; c
 }
 
 const rpcFor = (url: string, timeoutMs = 2_000) => new ChainRpc({
-  db: () => { throw new Error('no database in unit tests'); }, rpcOverrides: new Map(), timeoutMs,
+  chainById: () => { throw new Error('no database in unit tests'); }, rpcOverrides: new Map(), timeoutMs,
   resolveUrl: async (): Promise<ChainEndpoint> => ({ name: 'test-chain', url }),
 });
 
@@ -167,7 +167,7 @@ describe('ChainRpc against EDR', () => {
     let url = 'http://127.0.0.1:1/closed';
     let lookups = 0;
     const changing = new ChainRpc({
-      db: () => { throw new Error('unused'); }, rpcOverrides: new Map(),
+      chainById: () => { throw new Error('unused'); }, rpcOverrides: new Map(),
       resolveUrl: async () => { lookups++; return { name: 'moving', url }; },
     });
     await expect(changing.request(CHAIN_ID, 'eth_chainId', [])).rejects.toBeInstanceOf(ChainUnavailable);
@@ -178,7 +178,7 @@ describe('ChainRpc against EDR', () => {
     expect(lookups).toBe(3);
 
     const cached = new ChainRpc({
-      db: () => { throw new Error('unused'); }, rpcOverrides: new Map(), cacheTtlMs: 60_000 /* capped at 2 s */,
+      chainById: () => { throw new Error('unused'); }, rpcOverrides: new Map(), cacheTtlMs: 60_000 /* capped at 2 s */,
       resolveUrl: async () => { lookups++; return { name: 'cached', url: node.url }; },
     });
     await cached.balance(CHAIN_ID, funded.address);
@@ -242,7 +242,7 @@ describe('ChainUnavailable: transient, and never naming the URL', () => {
 describe('endpoint lookup from the chains table', () => {
   const row = { id: '0', name: 'edr-local', display_name: 'EDR', chain_id: CHAIN_ID, rpc_url: null as string | null, ws_url: null, explorer_url: null, native_currency: 'ETH', is_testnet: true, is_enabled: true, created_at: '', updated_at: '' };
   const withRows = (rows: object[], overrides = new Map<string, string>()) =>
-    new ChainRpc({ db: () => ({ execute: async () => rows }) as unknown as EntityManager, rpcOverrides: overrides });
+    new ChainRpc({ chainById: async () => (rows[0] as ChainRow | undefined) ?? null, rpcOverrides: overrides });
 
   test('a pin from CHAIN_RPC_URLS wins over the stored rpc_url', async () => {
     const rpcPinned = withRows([{ ...row, rpc_url: 'http://127.0.0.1:1/stored' }], new Map([['edr-local', node.url]]));

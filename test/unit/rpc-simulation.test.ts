@@ -19,7 +19,7 @@ let sim: RpcSimulationProvider;
 let alice: Address;
 
 const rpcFor = (url: string) => new ChainRpc({
-  db: () => { throw new Error('no database in unit tests'); }, rpcOverrides: new Map(), resolveUrl: async () => ({ name: 'sim-chain', url }),
+  chainById: () => { throw new Error('no database in unit tests'); }, rpcOverrides: new Map(), resolveUrl: async () => ({ name: 'sim-chain', url }),
 });
 const tx = (from: Address, to: Address, value: bigint, data?: Hex): SimulationRequest => ({ chainId: CHAIN_ID, from, to, value, data });
 const abi = (type: string, v: unknown) => encodeAbiParameters([{ type }], [v]).slice(2);
