@@ -15,7 +15,7 @@ export type PolicyRow = {
   secret_path_pattern: string;
   permissions: string[];
   conditions: unknown;
-  expires_at: string | Date | null;
+  expires_at: Date | null;
   effect: 'allow' | 'deny';
 };
 
@@ -48,7 +48,7 @@ function matches(pattern: string, path: string): boolean {
 }
 
 function live(p: PolicyRow, now: Date): boolean {
-  return p.expires_at === null || new Date(p.expires_at).getTime() > now.getTime();
+  return p.expires_at === null || p.expires_at.getTime() > now.getTime();
 }
 
 /** Token scopes of an agent: `*` alone means everything; otherwise each scope is a path glob. */

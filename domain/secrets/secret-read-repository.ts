@@ -14,7 +14,7 @@ import type { PolicyRow } from '../access/access.ts';
 export type LookupRow = {
   vault_id: string; org_id: string; vault_deleted: boolean; v_created_by: string; v_created_by_type: 'user' | 'agent';
   vault_xmin: string; vault_key_ref: string; policy_version: string;
-  /** null when the caller's held policy_version is the vault's (VersionedPolicyCache); expires_at as JSON text. */
+  /** null when the caller's held policy_version is the vault's (VersionedPolicyCache). */
   policies: PolicyRow[] | null;
   principal_state: string | null;
   secret_id: string | null; secret_xmin: string | null; version: number | null; version_xmin: string | null;
@@ -68,9 +68,16 @@ export type LookupKey = {
 };
 
 /** The vault (any organization, live or deleted), the caller's standing and policies, and the secret's version. */
-export function lookupSecret(hot: HotReads, k: LookupKey): Promise<LookupRow | undefined> {
-  return hot.one<LookupRow>('secret-read', LOOKUP_SQL, [k.vaultId, k.path, k.principalType, k.principalId, k.version, k.heldPolicyVersion]);
+export async function lookupSecret(hot: HotReads, k: LookupKey): Promise<LookupRow | undefined> {
+  const row = await hot.one<Omit<LookupRow, 'policies'> & { policies: PolicyJson[] | null }>('secret-read', LOOKUP_SQL,
+    [k.vaultId, k.path, k.principalType, k.principalId, k.version, k.heldPolicyVersion]);
+  if (!row) return undefined;
+  // json_agg gives the policies' expires_at as text: the row's type says Date, as the ORM's rows do.
+  return { ...row, policies: row.policies && row.policies.map((p) => ({ ...p, expires_at: p.expires_at === null ? null : new Date(p.expires_at) })) };
 }
+
+/** A policy as json_agg builds it. */
+type PolicyJson = Omit<PolicyRow, 'expires_at'> & { expires_at: string | null };
 
 /**
  * The guard of cached reads, a fragment of the audit writer's append statement: the `ord` of each
