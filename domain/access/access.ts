@@ -7,17 +7,13 @@ import type { Principal } from '../auth/principal.ts';
 import type { Role } from './roles.ts';
 import { compileGlob, globMatches, type CompiledGlob } from '../paths/glob.ts';
 import { conditionsHold } from './conditions.ts';
+import type { Selectable } from 'kysely';
+import type { Database } from '../../db/entities/index.ts';
 
 export type Permission = 'read' | 'write' | 'delete' | 'rotate';
 
-export type PolicyRow = {
-  id: string;
-  secret_path_pattern: string;
-  permissions: string[];
-  conditions: unknown;
-  expires_at: Date | null;
-  effect: 'allow' | 'deny';
-};
+/** What a decision reads of a policy row (db/entities/policies.ts). */
+export type PolicyRow = Pick<Selectable<Database['policies']>, 'id' | 'secret_path_pattern' | 'permissions' | 'conditions' | 'expires_at' | 'effect'>;
 
 export type Caller = { principal: Principal; role: Role | null; clientIp: string };
 export type VaultOwnership = { created_by: string; created_by_type: string };
