@@ -5,7 +5,7 @@
 export type AppendPrecondition = {
   /** Array parameters a batch of guards takes, the record's 1-based place in the batch first. */
   columns: number;
-  /** A SELECT of the `ord` of every guard that no longer holds, over parameters $first.. */
+  /** The statement fragment giving the `ord` of every guard that no longer holds, over parameters $first.. */
   staleSql(first: number): string;
   /** What a record whose guard no longer holds is rejected with. */
   staleError(): Error;
