@@ -3,7 +3,8 @@
 // and numeric leave as number or bigint (BigIntType), jsonb values are sent as JSON text. The rules
 // are MikroORM's own (its Kysely plugin's prepareOutputValue / prepareInputValue); they are worked
 // out here once per table instead of on every statement (db/entity-values-plugin.ts uses them).
-import { JsonType, UuidType, BlobType, type EntityProperty, type MetadataStorage, type Platform } from '@mikro-orm/postgresql';
+// Types only: jest loads repositories as CommonJS, where MikroORM (ESM only) cannot be required.
+import type { EntityProperty, MetadataStorage, Platform } from '@mikro-orm/postgresql';
 
 export type ValueConverter = (value: unknown) => unknown;
 
@@ -16,12 +17,11 @@ export interface TableValues {
 
 const NO_VALUES: TableValues = { output: new Map(), json: new Set() };
 
-/** Custom types whose values node-pg already hands over in the entity's type. */
-function passesThrough(prop: EntityProperty): boolean {
-  const type = prop.customType;
-  return type instanceof UuidType || type instanceof BlobType
-    || (type instanceof JsonType && ['json', 'jsonb'].includes(prop.columnTypes?.[0] ?? ''));
-}
+const columnType = (prop: EntityProperty): string => prop.columnTypes?.[0] ?? '';
+const isJsonColumn = (prop: EntityProperty): boolean => ['json', 'jsonb'].includes(columnType(prop));
+
+/** Custom types whose values node-pg already hands over in the entity's type (uuid, bytea, json). */
+const passesThrough = (prop: EntityProperty): boolean => isJsonColumn(prop) || ['uuid', 'bytea'].includes(columnType(prop));
 
 function outputConverter(prop: EntityProperty, platform: Platform): ValueConverter | undefined {
   const type = prop.customType;
@@ -43,7 +43,7 @@ function tableValues(props: readonly EntityProperty[], platform: Platform): Tabl
   const json = new Set<string>();
   for (const prop of props) {
     const convert = outputConverter(prop, platform);
-    const isJson = prop.customType instanceof JsonType;
+    const isJson = isJsonColumn(prop);
     for (const name of [...(prop.fieldNames ?? []), prop.name]) {
       if (convert && !output.has(name)) output.set(name, convert);
       if (isJson) json.add(name);

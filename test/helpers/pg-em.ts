@@ -6,8 +6,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Kysely, PostgresDialect, type PostgresPool } from 'kysely';
 import pg from 'pg';
 
-// The values MikroORM's `getKysely({ convertValues: true })` returns for these types: int8 as a
-// number, date as its 'YYYY-MM-DD' text (timestamptz is a Date and jsonb parsed, as node-pg does).
+// The values db/query.ts's plugin returns for these types: int8 as a number, date as its
+// 'YYYY-MM-DD' text (timestamptz is a Date and jsonb parsed, as node-pg does). The plugin itself
+// gets no entities here (getMetadata below), so these parsers do its work.
 const ormTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === pg.types.builtins.INT8) return (v: string) => Number(v);
@@ -34,9 +35,14 @@ function kyselyPool(q: pg.Pool | pg.PoolClient): PostgresPool {
 }
 
 /** `q`: the pool (transactional takes a client of it), or one client (statements only). */
+/** No entity metadata (MikroORM cannot load here): one shared empty list, so query(em) builds its plugin once. */
+const NO_ENTITIES: unknown[] = [];
+
 export function pgEm(q: pg.Pool | pg.PoolClient): EntityManager {
   let kysely: Kysely<unknown> | undefined;
   const em = {
+    getMetadata: () => NO_ENTITIES,
+    getPlatform: () => ({}),
     async execute(sql: string, params: unknown[] = []) {
       let n = 0;
       return (await q.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows;
