@@ -29,6 +29,7 @@ import { AgentTokenExchange } from '../domain/agents/agent-token.ts';
 import { EnrollmentCommands, ENROLL_PER_IP } from '../domain/agents/enrollment-commands.ts';
 import { Mailer } from '../domain/mail/mailer.ts';
 import { TokenCommands } from '../domain/accounts/token-commands.ts';
+import { MfaCommands } from '../domain/accounts/mfa-commands.ts';
 import { AccountCommands } from '../domain/accounts/account-commands.ts';
 import { PasswordCommands } from '../domain/accounts/password-commands.ts';
 import { EmailChangeCommands } from '../domain/accounts/email-change-commands.ts';
@@ -147,7 +148,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       db, audit: actionAudit, jwt, publicUrl: config.publicUrl,
       model: defaultModel(config.ai, createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) })),
     }),
-    ...accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper }),
+    ...accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper, totpKey: core.totpKey }),
   };
 }
 
@@ -158,13 +159,16 @@ const pickIntents = ({ intents, transactions, simulations }: IntentServices) => 
 function accountAreas(d: {
   config: Config; log: Logger; db: () => EntityManager; hot: HotReads; jwt: JwtService; apiKeys: ApiKeyService;
   revocations: RevocationList; audit: ActionAudit; mailer: Mailer; deletion: AccountsClient; pepper: Core['pepper'];
-}): Pick<ApiServices, 'tokens' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
+  totpKey: Core['totpKey'];
+}): Pick<ApiServices, 'tokens' | 'mfa' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
   const throttle = new AttemptThrottle();
   throttle.startPruning(d.db, d.log);
   const passwords = new PasswordCheck();
   const { db, hot, jwt, apiKeys, revocations, audit, mailer, pepper } = d;
+  const mfa = new MfaCommands({ db, audit, throttle, totpKey: d.totpKey, pepper });
   return {
-    tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper, mailer, publicUrl: d.config.publicUrl }),
+    tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper, mailer, publicUrl: d.config.publicUrl, mfa }),
+    mfa,
     account: new AccountCommands({ db, hot, audit, revocations, apiKeys, throttle, passwords, deletion: d.deletion }),
     passwords: new PasswordCommands({ db, jwt, revocations, audit, mailer, throttle, passwords, pepper, publicUrl: d.config.publicUrl }),
     emailChange: new EmailChangeCommands({ db, hot, audit, mailer, pepper }),

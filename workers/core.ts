@@ -14,6 +14,8 @@ export type Core = {
   temporalCodecLinkKey: KeyObject;
   /** Seals share link ids so the creator's and recipient's lists can show them (domain/shares/share-links.ts). */
   shareLinkKey: KeyObject;
+  /** Seals accounts' TOTP secrets (domain/accounts/totp-secret.ts). */
+  totpKey: KeyObject;
 };
 
 export async function openCore(config: Config, databaseUrl: string, poolMax?: number): Promise<Core> {
@@ -34,5 +36,6 @@ export async function openCore(config: Config, databaseUrl: string, poolMax?: nu
     temporalCodecKey: createSecretKey(deriveKey(rootKey, 'temporal-payload-codec')),
     temporalCodecLinkKey: createSecretKey(deriveKey(rootKey, 'temporal-codec-link')),
     shareLinkKey: createSecretKey(deriveKey(rootKey, 'share-links')),
+    totpKey: createSecretKey(deriveKey(rootKey, 'totp-secrets')),
   };
 }

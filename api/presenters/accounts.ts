@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { shape, timestamp, uuid, isoAlways, isoOrOmit, omitNull } from './registry.ts';
 import { AuditEventSchema, presentAuditEvent } from './audit.ts';
-import type { IssuedToken } from '../../domain/accounts/token-commands.ts';
+import type { IssuedToken, MfaChallenge } from '../../domain/accounts/token-commands.ts';
 import type { ProfileRow } from '../../domain/accounts/profile.ts';
 import type { Settings } from '../../domain/accounts/account-commands.ts';
 import type { AccountExport } from '../../domain/accounts/export.ts';
@@ -31,6 +31,29 @@ export const presentToken = (t: IssuedToken): z.output<typeof TokenSchema> =>
 
 export const presentSignup = (r: { email: string; token: IssuedToken }): z.output<typeof SignupSchema> =>
   ({ message: 'Account created', email: r.email, ...presentToken(r.token) });
+
+/** Password login: a token, or (TOTP on) the single-use mfa_token for POST /v1/auth/mfa/verify. */
+export const LoginSchema = shape('LoginResponse', z.union([
+  z.object(tokenFields),
+  z.object({ mfa_required: z.literal(true), mfa_token: z.string() }),
+]), 'A token response, or `{mfa_required: true, mfa_token}` when the account has TOTP on (valid 300 s, used once)');
+
+export const presentLogin = (r: IssuedToken | MfaChallenge): z.output<typeof LoginSchema> =>
+  ('mfaRequired' in r ? { mfa_required: true, mfa_token: r.mfaToken } : presentToken(r));
+
+// ---- second factor (TOTP) -----------------------------------------------------------------
+
+export const MfaStatusSchema = shape('MfaStatusResponse', z.object({
+  enabled: z.boolean(),
+  /** Unused recovery codes left (0 while TOTP is off). */
+  recovery_codes_remaining: z.number().int(),
+}));
+
+export const MfaSetupSchema = shape('MfaSetupResponse', z.object({ otpauth_uri: z.string(), secret: z.string() }),
+  'Scan the otpauth URI (or type the base32 secret) into an authenticator app, then confirm with a code');
+
+export const MfaVerifySetupSchema = shape('MfaVerifySetupResponse', z.object({ recovery_codes: z.array(z.string()) }),
+  'TOTP is on; these one-time recovery codes are shown this once');
 
 // ---- profile and settings -----------------------------------------------------------------
 

@@ -23,6 +23,7 @@ import type { InferKyselyDB } from '@mikro-orm/postgresql';
 import { Organization, Invitation, IpRule } from './org.ts';
 import { User, Passkey, PasswordReset, EmailChange, EmailVerification, AuthThrottle } from './accounts.ts';
 import { ApiKey, JwtSigningKey, RevokedToken, PrincipalRevocation } from './auth.ts';
+import { UserTotp, MfaRecoveryCode, MfaLoginToken } from './mfa.ts';
 import { AuditEvent, AuditChainHead } from './audit.ts';
 import { MailOutbox } from './mail.ts';
 import { Vault } from './vaults.ts';
@@ -44,6 +45,7 @@ import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './binding
 export * from './org.ts';
 export * from './accounts.ts';
 export * from './auth.ts';
+export * from './mfa.ts';
 export * from './audit.ts';
 export * from './mail.ts';
 export * from './vaults.ts';
@@ -67,6 +69,7 @@ export const allEntities = [
   Organization, Invitation, IpRule,
   User, Passkey, PasswordReset, EmailChange, EmailVerification, AuthThrottle,
   ApiKey, JwtSigningKey, RevokedToken, PrincipalRevocation,
+  UserTotp, MfaRecoveryCode, MfaLoginToken,
   AuditEvent, AuditChainHead,
   MailOutbox,
   Vault,
@@ -89,8 +92,8 @@ export const allEntities = [
 /**
  * Every table as Kysely sees it (table and column names as in SQL): `em.getKysely<Database>()`.
  * The repositories' EntityManager type does not carry the entity list, so a bare `em.getKysely()`
- * types every column as `never`. Pass `{ convertValues: true }` to get the values these types
- * promise (Date, number, bigint): without it Kysely returns the driver's raw values, and MikroORM's
- * driver keeps timestamptz, int8 and numeric as strings.
+ * types every column as `never`. Use db/query.ts's query(em), whose plugin gives the values these
+ * types promise (Date, number, bigint): MikroORM's driver keeps timestamptz, int8 and numeric as
+ * strings.
  */
 export type Database = InferKyselyDB<(typeof allEntities)[number]>;

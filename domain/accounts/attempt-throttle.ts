@@ -22,7 +22,7 @@ export const MAX_DELAY_SECONDS = 900;
 /** A key that has not failed for this long starts from zero again (and its row may be pruned). */
 export const FORGET_AFTER_SECONDS = 24 * 3600;
 
-export type ThrottleKey = { scope: 'login' | 'reauth'; subject: string; source: string };
+export type ThrottleKey = { scope: 'login' | 'reauth' | 'mfa'; subject: string; source: string };
 
 /**
  * Password login: this e-mail from this address. Known and unknown addresses get the same kind
@@ -38,6 +38,12 @@ export function loginKey(pepper: KeyObject, email: string, clientIp: string): Th
  * buy more guesses, and nobody without one can slow the owner down.
  */
 export const reauthKey = (userId: string): ThrottleKey => ({ scope: 'reauth', subject: userId, source: '*' });
+
+/**
+ * Second-factor codes (TOTP or recovery) of this account over every address: whoever guesses
+ * already has the password, so more addresses must not buy more guesses.
+ */
+export const mfaKey = (userId: string): ThrottleKey => ({ scope: 'mfa', subject: userId, source: '*' });
 
 // FREE_FAILURES free, then 2^(failures - FREE_FAILURES) seconds after the last failure, capped.
 const SCHEDULE: Schedule = { free: FREE_FAILURES, maxDelay: MAX_DELAY_SECONDS, forgetAfter: FORGET_AFTER_SECONDS };

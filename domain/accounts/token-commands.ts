@@ -19,12 +19,16 @@ import { hashPassword } from '../crypto/passwords.ts';
 import { Problem, badRequest, unauthorized } from '../errors.ts';
 import { consumeVerification, offerVerification } from './email-verification.ts';
 import { loginKey, tooManyAttempts, type AttemptThrottle } from './attempt-throttle.ts';
-import { ensureOrganization, findActiveByEmail, insertOrganization, insertUser } from './user-repository.ts';
+import { ensureOrganization, findActiveByEmail, insertOrganization, insertUser, loadAccount } from './user-repository.ts';
+import type { MfaCommands } from './mfa-commands.ts';
 
 export const LOGIN_FAILED = 'Invalid email or password';
 
 /** An access token just issued (the caller presents it; never logged or audited). */
 export type IssuedToken = { token: string; expiresIn: number };
+
+/** A right password on an account with TOTP on: the login goes on at POST /v1/auth/mfa/verify. */
+export type MfaChallenge = { mfaRequired: true; mfaToken: string };
 
 export type TokenDeps = {
   db: () => EntityManager;
@@ -39,6 +43,8 @@ export type TokenDeps = {
   /** Mails the signup's verification token. */
   mailer: Mailer;
   publicUrl: string;
+  /** The second step of logins of accounts with TOTP on. */
+  mfa: MfaCommands;
 };
 
 export class TokenCommands {
@@ -62,7 +68,7 @@ export class TokenCommands {
     return { email: user.email, token: await this.issue(user.id, orgId) };
   }
 
-  async login(ctx: ActionContext, input: { email: string; password: string }): Promise<IssuedToken> {
+  async login(ctx: ActionContext, input: { email: string; password: string }): Promise<IssuedToken | MfaChallenge> {
     const em = this.d.db();
     const key = loginKey(this.d.pepper, input.email, ctx.clientIp);
     const waiting = await this.d.throttle.waitFor(em, key);
@@ -77,8 +83,28 @@ export class TokenCommands {
     const wait = await this.d.throttle.succeeded(em, key);
     if (wait > 0) throw await this.failure(ctx, tooManyAttempts(wait));
     const orgId = user.org_id ?? await em.transactional((tx) => ensureOrganization(tx, user));
+    if (await this.d.mfa.required(em, user.id)) {
+      const mfaToken = await this.d.mfa.challenge(em, user.id);
+      await this.d.audit.record(ctx, 'auth.mfa_required', {
+        actor: { type: 'user', id: user.id, orgId }, resourceType: 'user', resourceId: user.id, details: { method: 'password' },
+      });
+      return { mfaRequired: true, mfaToken };
+    }
     await this.d.audit.record(ctx, 'auth.success', {
       actor: { type: 'user', id: user.id, orgId }, resourceType: 'user', resourceId: user.id, details: { method: 'password' },
+    });
+    return this.issue(user.id, orgId);
+  }
+
+  /** The second step of a password login on an account with TOTP on: the login token and a code. */
+  async completeMfaLogin(ctx: ActionContext, mfaToken: string, code: string): Promise<IssuedToken> {
+    const { userId, factor } = await this.d.mfa.completeLogin(mfaToken, code);
+    const em = this.d.db();
+    const user = await loadAccount(em, userId);
+    const orgId = user.org_id ?? await em.transactional((tx) => ensureOrganization(tx, user));
+    await this.d.audit.record(ctx, 'auth.success', {
+      actor: { type: 'user', id: user.id, orgId }, resourceType: 'user', resourceId: user.id,
+      details: { method: 'password', second_factor: factor },
     });
     return this.issue(user.id, orgId);
   }

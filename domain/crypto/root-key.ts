@@ -21,7 +21,7 @@ export function loadOrCreateRootKey(dataDir: string, fromEnv: Buffer | undefined
 }
 
 export type KeyPurpose = 'jwt-signing-key-wrap' | 'token-pepper' | 'audit-chain' | 'mail-outbox' | 'webhook-signing-secrets'
-  | 'temporal-payload-codec' | 'temporal-codec-link' | 'share-links';
+  | 'temporal-payload-codec' | 'temporal-codec-link' | 'share-links' | 'totp-secrets';
 
 export function deriveKey(root: Buffer, purpose: KeyPurpose): Buffer {
   return Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), `ocv-vault/${purpose}`, 32));

@@ -41,7 +41,7 @@ const unused = new Proxy({}, { get: () => { throw new Error('a failed login must
 const tokens = new TokenCommands({
   db: () => orm.em.fork(), jwt: unused as never, apiKeys: unused as never, revocations: unused as never,
   audit, throttle: new AttemptThrottle(), passwords: new RecordingPasswordCheck(), pepper: createSecretKey(randomBytes(32)),
-  mailer: unused as never, publicUrl: 'http://unused',
+  mailer: unused as never, publicUrl: 'http://unused', mfa: unused as never,
 });
 
 const ctx = (clientIp: string): ActionContext => ({

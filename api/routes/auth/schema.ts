@@ -25,6 +25,12 @@ export const deleteAccountBody = z.object({ confirmation: z.string().optional(),
 
 export const settingsBody = z.object({ require_passkey_for_vaults: z.boolean() });
 
+/** A TOTP code (six digits) or a recovery code; spaces and dashes as typed are fine. */
+const mfaCode = z.string().trim().min(1).max(64);
+export const mfaVerifySetupBody = z.object({ code: mfaCode });
+export const mfaVerifyBody = z.object({ mfa_token: z.string().min(1).max(256), code: mfaCode });
+export const mfaDisableBody = z.object({ code: mfaCode.optional() });
+
 export const changePasswordBody = z.object({ current_password: givenPassword, new_password: passwordField });
 export const setPasswordBody = z.object({ password: passwordField });
 export const forgotPasswordBody = z.object({ email: emailField });

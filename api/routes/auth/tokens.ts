@@ -1,7 +1,7 @@
 // Token issuance (§4.2): signup, e-mail verification, password login, API-key exchange, refresh, logout.
 import { route } from '../../route.ts';
 import { signupBody, loginBody, apiKeyTokenBody, verifyEmailBody } from './schema.ts';
-import { SignupSchema, TokenSchema, presentSignup, presentToken } from '../../presenters/accounts.ts';
+import { LoginSchema, SignupSchema, TokenSchema, presentLogin, presentSignup, presentToken } from '../../presenters/accounts.ts';
 import { badRequest } from '../../../domain/errors.ts';
 
 export const tokenRoutes = [
@@ -26,12 +26,12 @@ export const tokenRoutes = [
     method: 'POST', path: '/v1/auth/token', tag: 'Authentication', auth: 'public',
     summary: 'Log in with e-mail and password',
     body: loginBody,
-    success: { status: 200, description: 'Token response', schema: TokenSchema },
+    success: { status: 200, description: 'Token response, or `{mfa_required, mfa_token}` when the account has TOTP on', schema: LoginSchema },
     errors: {
       401: 'Bad credentials (an unknown e-mail and a wrong password answer alike)',
       429: 'Too many failed attempts for this e-mail from this address: wait Retry-After seconds',
     },
-    handler: async ({ body, action, services: s }) => presentToken(await s.tokens.login(action, body)),
+    handler: async ({ body, action, services: s }) => presentLogin(await s.tokens.login(action, body)),
   }),
   route({
     method: 'POST', path: '/v1/auth/api-key-token', tag: 'Authentication', auth: 'public',
