@@ -20,6 +20,7 @@ import type { AgentCommands } from '../domain/agents/agent-commands.ts';
 import type { AgentTokenExchange } from '../domain/agents/agent-token.ts';
 import type { EnrollmentCommands } from '../domain/agents/enrollment-commands.ts';
 import type { TokenCommands } from '../domain/accounts/token-commands.ts';
+import type { GoogleSignIn } from '../domain/accounts/google-sign-in.ts';
 import type { AccountCommands } from '../domain/accounts/account-commands.ts';
 import type { PasswordCommands } from '../domain/accounts/password-commands.ts';
 import type { EmailChangeCommands } from '../domain/accounts/email-change-commands.ts';
@@ -75,6 +76,8 @@ export type ApiServices = {
   enrollments: EnrollmentCommands;
   /** Human tokens: signup, password login, personal-key exchange, logout. */
   tokens: TokenCommands;
+  /** POST /v1/auth/google: a Google ID token for a token (501 when not configured). */
+  google: GoogleSignIn;
   /** The caller's own account: profile, settings, export, deletion. */
   account: AccountCommands;
   passwords: PasswordCommands;
