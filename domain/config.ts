@@ -92,6 +92,21 @@ const EnvSchema = z.object({
   // Model prices in US cents per million tokens, over the built-in table (domain/ai/prices.ts).
   AI_PRICES: z.string().default('').transform((v, ctx) => (v.trim() === '' ? new Map()
     : parsePriceOverrides(v, (message) => ctx.addIssue({ code: 'custom', message })))),
+  // Google sign-in (POST /v1/auth/google): the OAuth client ids an ID token's `aud` may name; unset: off (501).
+  GOOGLE_CLIENT_IDS: z.string().optional().transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const ids = commaList(v);
+    for (const id of ids) {
+      if (/[\s"]/.test(id) || id.length > 256) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(id)} is not an OAuth client id (e.g. 1234-abc.apps.googleusercontent.com)` });
+    }
+    if (ids.length === 0) ctx.addIssue({ code: 'custom', message: 'names no client id' });
+    return [...new Set(ids)];
+  }),
+  // Where Google's signing keys are: its published JWKS, another http(s) URL, or a local file path.
+  GOOGLE_JWKS_URL: z.string().optional().refine(
+    (v) => v === undefined || !/^[a-z][a-z0-9+.-]*:\/\//i.test(v) || (/^https?:\/\//i.test(v) && URL.canParse(v)),
+    { message: 'must be an http or https URL (e.g. https://www.googleapis.com/oauth2/v3/certs) or a file path' },
+  ),
   // Comma-separated CIDRs the outbound client may reach although private (tests, local dev).
   OUTBOUND_ALLOW_CIDRS: z.string().default('').transform((v, ctx) => {
     const entries = v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -143,6 +158,18 @@ export type Config = {
   swapApiKey: string | null;
   /** The default model provider and the price table (domain/ai). */
   ai: AiConfig;
+  /** Google sign-in; null when GOOGLE_CLIENT_IDS is unset (the route answers 501). */
+  google: GoogleConfig | null;
+};
+
+/** Google's published key set, used when GOOGLE_JWKS_URL is unset. */
+export const GOOGLE_JWKS_DEFAULT_URL = 'https://www.googleapis.com/oauth2/v3/certs';
+
+export type GoogleConfig = {
+  /** The `aud` values an ID token may carry: this deployment's OAuth client ids. */
+  clientIds: string[];
+  /** Google's public keys: fetched from a URL, or read from a file (absolute path). */
+  jwks: { url: string } | { file: string };
 };
 
 export type AiConfig = {
@@ -180,6 +207,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     if (orphans.length > 0) throw new ConfigError(`${orphans.join(', ')} ${orphans.length > 1 ? 'need' : 'needs'} AI_PROVIDER (${AI_PROTOCOLS.join(' or ')})`);
   } else if (e.AI_MODEL === undefined || e.AI_MODEL.trim() === '') {
     throw new ConfigError('AI_PROVIDER needs AI_MODEL, the default model (e.g. gpt-4o-mini, claude-sonnet-4-5, or llama3.1 on Ollama)');
+  }
+  if (e.GOOGLE_JWKS_URL !== undefined && e.GOOGLE_CLIENT_IDS === undefined) {
+    throw new ConfigError('GOOGLE_JWKS_URL needs GOOGLE_CLIENT_IDS (the OAuth client ids Google sign-in accepts)');
   }
   const dataDir = path.resolve(e.DATA_DIR);
   return {
@@ -219,8 +249,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
       model: e.AI_MODEL?.trim() ?? null,
       prices: priceTable(e.AI_PRICES),
     },
+    google: e.GOOGLE_CLIENT_IDS ? { clientIds: e.GOOGLE_CLIENT_IDS, jwks: googleJwks(e.GOOGLE_JWKS_URL ?? GOOGLE_JWKS_DEFAULT_URL) } : null,
   };
 }
+
+/** An http(s) URL is fetched; anything else is a file path (relative to the working directory). */
+const googleJwks = (v: string): GoogleConfig['jwks'] => (/^https?:\/\//i.test(v) ? { url: v } : { file: path.resolve(v) });
 
 /**
  * `name=url` pairs, comma-separated: names as chains spell them (lower-cased here), URLs http(s).

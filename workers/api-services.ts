@@ -30,6 +30,8 @@ import { EnrollmentCommands, ENROLL_PER_IP } from '../domain/agents/enrollment-c
 import { Mailer } from '../domain/mail/mailer.ts';
 import { TokenCommands } from '../domain/accounts/token-commands.ts';
 import { MfaCommands } from '../domain/accounts/mfa-commands.ts';
+import { GoogleSignIn } from '../domain/accounts/google-sign-in.ts';
+import { googleKeys } from '../domain/accounts/google-keys.ts';
 import { AccountCommands } from '../domain/accounts/account-commands.ts';
 import { PasswordCommands } from '../domain/accounts/password-commands.ts';
 import { EmailChangeCommands } from '../domain/accounts/email-change-commands.ts';
@@ -155,12 +157,12 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
 
 const pickIntents = ({ intents, transactions, simulations }: IntentServices) => ({ intents, transactions, simulations });
 
-/** Accounts and personal credentials: one password throttle and one password check shared by all. */
+/** Accounts and personal credentials: one attempt throttle (passwords, Google ID tokens) and one password check shared by all. */
 function accountAreas(d: {
   config: Config; log: Logger; db: () => EntityManager; hot: HotReads; jwt: JwtService; apiKeys: ApiKeyService;
   revocations: RevocationList; audit: ActionAudit; mailer: Mailer; deletion: AccountsClient; pepper: Core['pepper'];
   totpKey: Core['totpKey'];
-}): Pick<ApiServices, 'tokens' | 'mfa' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
+}): Pick<ApiServices, 'tokens' | 'mfa' | 'google' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
   const throttle = new AttemptThrottle();
   throttle.startPruning(d.db, d.log);
   const passwords = new PasswordCheck();
@@ -169,6 +171,11 @@ function accountAreas(d: {
   return {
     tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper, mailer, publicUrl: d.config.publicUrl, mfa }),
     mfa,
+    // A JWKS file is read here, so a missing one stops the start rather than every sign-in.
+    google: new GoogleSignIn({
+      db, jwt, audit, throttle, log: d.log,
+      google: d.config.google && { clientIds: d.config.google.clientIds, keys: googleKeys(d.config.google.jwks) },
+    }),
     account: new AccountCommands({ db, hot, audit, revocations, apiKeys, throttle, passwords, deletion: d.deletion }),
     passwords: new PasswordCommands({ db, jwt, revocations, audit, mailer, throttle, passwords, pepper, publicUrl: d.config.publicUrl }),
     emailChange: new EmailChangeCommands({ db, hot, audit, mailer, pepper }),

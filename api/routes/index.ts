@@ -2,6 +2,7 @@
 import type { RouteDef } from '../route.ts';
 import { healthRoutes } from './health.ts';
 import { tokenRoutes } from './auth/tokens.ts';
+import { googleRoutes } from './auth/google.ts';
 import { meRoutes } from './auth/me.ts';
 import { passwordRoutes } from './auth/passwords.ts';
 import { emailChangeRoutes } from './auth/email-change.ts';
@@ -39,7 +40,7 @@ import { executeRoutes } from './agents/execute.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
-    ...tokenRoutes, ...mfaRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
+    ...tokenRoutes, ...mfaRoutes, ...googleRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...agentKeysVaultRoutes, ...ipRuleRoutes, ...auditRoutes,
     ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes, ...transactionRoutes, ...bindingRoutes, ...executeRoutes,
     ...webhookRoutes,

@@ -33,6 +33,13 @@ export function loginKey(pepper: KeyObject, email: string, clientIp: string): Th
 }
 
 /**
+ * Google sign-in: rejected ID tokens from this address, whatever they claim (an unverified token
+ * names nobody). A login-scope key whose subject is a fixed word, never a hex HMAC like the
+ * e-mail keys above, so the two kinds cannot meet.
+ */
+export const googleKey = (clientIp: string): ThrottleKey => ({ scope: 'login', subject: 'google', source: clientIp });
+
+/**
  * The current password on an authenticated request: this account over every address. The caller
  * already holds a credential of the account (maybe a stolen key), so rotating addresses must not
  * buy more guesses, and nobody without one can slow the owner down.

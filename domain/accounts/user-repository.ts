@@ -127,17 +127,19 @@ export async function emailInUse(em: EntityManager, email: string): Promise<bool
 }
 
 /**
- * A new active password account; an e-mail already in use is a 409 saying `taken`. Through the
- * EntityManager, whose driver turns the unique violation into UniqueConstraintViolationException.
+ * A new active account (a password one unless `authMethod` says otherwise); an e-mail already in
+ * use is a 409 saying `taken`. Through the EntityManager, whose driver turns the unique violation
+ * into UniqueConstraintViolationException.
  */
 export async function insertUser(tx: EntityManager, f: {
   email: string; passwordHash: string | null; displayName: string | null; orgId: string; role: 'owner' | 'admin' | 'member'; emailVerified: boolean;
+  authMethod?: 'password' | 'google';
 }, taken: string): Promise<{ id: string; email: string }> {
   const id = randomUUID();
   try {
     await tx.insert(User, {
       id, org_id: f.orgId, role: f.role, email: f.email, display_name: f.displayName, password_hash: f.passwordHash,
-      auth_method: 'password', email_verified: f.emailVerified,
+      auth_method: f.authMethod ?? 'password', email_verified: f.emailVerified,
     });
   } catch (e) {
     if (e instanceof UniqueConstraintViolationException) throw conflict(taken);

@@ -1,6 +1,7 @@
 // Once per test run: a fake SMTP server, then the real stack via the dev launcher.
 import fs from 'node:fs';
 import path from 'node:path';
+import { generateKeyPairSync } from 'node:crypto';
 import { startFakeSmtp } from './fake-smtp.ts';
 import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor, type StackInfo } from './stack.ts';
 import { createSoftHsmToken } from './softhsm.ts';
@@ -16,6 +17,19 @@ function kmsEnv(dataDir: string): Record<string, string> {
   // For tests that open the stack's own token, as others read DATA_DIR/root.key (signing-keys.test.ts).
   process.env.TEST_PKCS11_TOKEN = JSON.stringify({ modulePath: token.modulePath, tokenLabel: token.tokenLabel, pin: token.pin });
   return { ...token.env, KMS_BACKEND: 'pkcs11', PKCS11_MODULE: token.modulePath, PKCS11_TOKEN_LABEL: token.tokenLabel, PKCS11_PIN: token.pin };
+}
+
+/**
+ * Google sign-in on, as a deployment would have it, with a key nobody holds: the route then
+ * answers every body as a configured one does (fuzz-bodies.test.ts: never a 5xx). Every request
+ * here comes from 127.0.0.1, whose rejected tokens the fuzzing throttles, so
+ * google-sign-in.test.ts signs in through an api of its own, with keys it holds.
+ */
+function googleEnv(dataDir: string): Record<string, string> {
+  const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwks = path.join(dataDir, 'google-jwks.json');
+  fs.writeFileSync(jwks, JSON.stringify({ keys: [{ ...publicKey.export({ format: 'jwk' }), kid: 'stack', alg: 'RS256', use: 'sig' }] }));
+  return { GOOGLE_CLIENT_IDS: 'vault-test-stack.apps.googleusercontent.com', GOOGLE_JWKS_URL: jwks };
 }
 
 export default async function globalSetup(): Promise<void> {
@@ -53,6 +67,7 @@ export default async function globalSetup(): Promise<void> {
     // test/integration/chains.test.ts creates this chain: its rpc_url comes from here and is never shown publicly.
     CHAIN_RPC_URLS: 'pinned-testnet=https://pinned.example.test/v2/pinned-key-0123456789abcdef',
     AI_PROVIDER: 'openai', AI_BASE_URL: ai.baseUrl, AI_API_KEY: STACK_AI_KEY, AI_MODEL: STACK_AI_MODEL, AI_PRICES: JSON.stringify(STACK_AI_PRICES),
+    ...googleEnv(dataDir),
     ...kmsEnv(dataDir),
   }, logFile);
   const g = globalThis as { __stack?: unknown };

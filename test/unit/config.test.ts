@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { loadConfig, ConfigError } from '../../domain/config.ts';
 
 describe('configuration', () => {
@@ -68,6 +69,28 @@ describe('configuration', () => {
       expect((e as Error).message).toMatch(/CHAIN_RPC_URLS: the URL for "ethereum" must be an absolute http or https URL/);
       expect((e as Error).message).not.toMatch(/s3cret|KEYKEYKEY/);
     }
+  });
+
+  test('GOOGLE_CLIENT_IDS: Google sign-in is off (null) unless set; a comma list, trimmed, deduplicated', () => {
+    expect(loadConfig({}).google).toBeNull();
+    expect(loadConfig({ GOOGLE_CLIENT_IDS: '' }).google).toBeNull();
+    const c = loadConfig({ GOOGLE_CLIENT_IDS: ' 1-web.apps.googleusercontent.com ,, 2-ios.apps.googleusercontent.com,1-web.apps.googleusercontent.com' });
+    expect(c.google).toEqual({
+      clientIds: ['1-web.apps.googleusercontent.com', '2-ios.apps.googleusercontent.com'],
+      jwks: { url: 'https://www.googleapis.com/oauth2/v3/certs' },
+    });
+    for (const bad of [',', ' , ', 'one id,two words']) expect(() => loadConfig({ GOOGLE_CLIENT_IDS: bad })).toThrow(/GOOGLE_CLIENT_IDS/);
+  });
+
+  test('GOOGLE_JWKS_URL: an http(s) URL or a file path (made absolute); it needs GOOGLE_CLIENT_IDS', () => {
+    const ids = { GOOGLE_CLIENT_IDS: 'web-client' };
+    expect(loadConfig({ ...ids, GOOGLE_JWKS_URL: 'http://127.0.0.1:9999/certs' }).google?.jwks).toEqual({ url: 'http://127.0.0.1:9999/certs' });
+    expect(loadConfig({ ...ids, GOOGLE_JWKS_URL: '/etc/vault/google-jwks.json' }).google?.jwks).toEqual({ file: '/etc/vault/google-jwks.json' });
+    expect(loadConfig({ ...ids, GOOGLE_JWKS_URL: 'keys/google.json' }).google?.jwks).toEqual({ file: path.resolve('keys/google.json') });
+    for (const bad of ['ftp://example.com/certs', 'file:///etc/jwks.json', 'https://']) {
+      expect(() => loadConfig({ ...ids, GOOGLE_JWKS_URL: bad })).toThrow(/GOOGLE_JWKS_URL/);
+    }
+    expect(() => loadConfig({ GOOGLE_JWKS_URL: '/etc/vault/google-jwks.json' })).toThrow(/GOOGLE_JWKS_URL needs GOOGLE_CLIENT_IDS/);
   });
 
   test('a missing required variable is named', () => {

@@ -12,6 +12,8 @@ export const signupBody = z.object({ email: emailField, password: passwordField,
 export const loginBody = z.object({ email: z.string().trim().min(1).max(254).transform((e) => e.toLowerCase()), password: givenPassword });
 
 export const apiKeyTokenBody = z.object({ api_key: z.string().min(1).max(256) });
+/** Google's ID tokens are around 1 KB; anything far larger is not one. */
+export const googleSignInBody = z.object({ id_token: z.string().min(1).max(8192) });
 export const verifyEmailBody = z.object({ token: z.string().min(1).max(256) });
 
 export const updateProfileBody = z.object({ display_name: displayNameField.nullable().optional(), marketing_emails: z.boolean().optional() })
