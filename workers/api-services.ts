@@ -173,7 +173,7 @@ function accountAreas(d: {
     mfa,
     // A JWKS file is read here, so a missing one stops the start rather than every sign-in.
     google: new GoogleSignIn({
-      db, jwt, audit, throttle, log: d.log,
+      db, jwt, audit, throttle, log: d.log, mfa,
       google: d.config.google && { clientIds: d.config.google.clientIds, keys: googleKeys(d.config.google.jwks) },
     }),
     account: new AccountCommands({ db, hot, audit, revocations, apiKeys, throttle, passwords, deletion: d.deletion }),

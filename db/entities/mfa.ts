@@ -39,6 +39,8 @@ export const MfaLoginToken = defineEntity({
   properties: {
     token_digest: p.text().primary(),
     user_id: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade'),
+    /** How the login's first step was made: the audit record of its second step says so. */
+    first_factor: p.enum(['password', 'google']),
     expires_at: p.datetime(),
     used_at: p.datetime().nullable(),
     created_at: p.datetime().defaultRaw('now()'),

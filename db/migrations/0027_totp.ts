@@ -22,6 +22,7 @@ CREATE INDEX mfa_recovery_codes_user_idx ON mfa_recovery_codes (user_id);
 CREATE TABLE mfa_login_tokens (
   token_digest text PRIMARY KEY,
   user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  first_factor text NOT NULL CHECK (first_factor IN ('password', 'google')),
   expires_at timestamptz NOT NULL,
   used_at timestamptz,
   created_at timestamptz NOT NULL DEFAULT now()

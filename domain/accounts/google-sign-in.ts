@@ -17,7 +17,8 @@ import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { JwtService } from '../auth/jwt.ts';
 import type { Logger } from '../log.ts';
-import type { IssuedToken } from './token-commands.ts';
+import type { IssuedToken, MfaChallenge } from './token-commands.ts';
+import type { MfaCommands } from './mfa-commands.ts';
 import { USER_TOKEN_TTL_SECONDS } from '../auth/jwt.ts';
 import { Problem, conflict, unauthorized } from '../errors.ts';
 import { googleKey, tooManyAttempts, type AttemptThrottle } from './attempt-throttle.ts';
@@ -35,6 +36,8 @@ export type GoogleSignInDeps = {
   audit: ActionAudit;
   throttle: AttemptThrottle;
   log: Logger;
+  /** The second step when the account has TOTP on. */
+  mfa: MfaCommands;
   /** Null when GOOGLE_CLIENT_IDS is unset: every attempt answers 501. */
   google: { clientIds: string[]; keys: KeyResolver } | null;
 };
@@ -48,7 +51,7 @@ export class GoogleSignIn {
     this.d = deps;
   }
 
-  async signIn(ctx: ActionContext, idToken: string): Promise<IssuedToken> {
+  async signIn(ctx: ActionContext, idToken: string): Promise<IssuedToken | MfaChallenge> {
     const g = this.d.google;
     if (!g) throw new Problem(501, GOOGLE_NOT_CONFIGURED);
     const em = this.d.db();
@@ -73,6 +76,12 @@ export class GoogleSignIn {
     const account = await this.accountFor(ctx, who);
     const actor = { type: 'user' as const, id: account.userId, orgId: account.orgId };
     if (account.created) await this.d.audit.record(ctx, 'user.signup', { actor, resourceType: 'user', resourceId: account.userId, details: { method: 'google' } });
+    // Google proves the address, not the person at the keyboard: TOTP, when on, is still asked for.
+    if (!account.created && await this.d.mfa.required(em, account.userId)) {
+      const mfaToken = await this.d.mfa.challenge(em, account.userId, 'google');
+      await this.d.audit.record(ctx, 'auth.mfa_required', { actor, resourceType: 'user', resourceId: account.userId, details: { method: 'google' } });
+      return { mfaRequired: true, mfaToken };
+    }
     await this.d.audit.record(ctx, 'auth.success', { actor, resourceType: 'user', resourceId: account.userId, details: { method: 'google' } });
     const t = await this.d.jwt.issue(actor, USER_TOKEN_TTL_SECONDS);
     return { token: t.token, expiresIn: t.expiresIn };

@@ -16,8 +16,8 @@ import {
   acceptedStep, isTotpCode, newRecoveryCodes, newTotpSecret, normalizeRecoveryCode, openTotpSecret, otpauthUri, sealTotpSecret,
 } from './totp.ts';
 import {
-  deleteTotp, insertLoginToken, loginTokenUser, replaceRecoveryCodes, spendLoginToken, spendRecoveryCode, storePendingTotp,
-  takeTimeStep, totpOf, unusedRecoveryCodes,
+  deleteTotp, insertLoginToken, liveLoginToken, replaceRecoveryCodes, spendLoginToken, spendRecoveryCode, storePendingTotp,
+  takeTimeStep, totpOf, unusedRecoveryCodes, type FirstFactor,
 } from './mfa-repository.ts';
 
 /** How long a password login may wait for its code. */
@@ -94,10 +94,10 @@ export class MfaCommands {
     return (await totpOf(em, userId))?.enabled_at != null;
   }
 
-  /** The single-use token a password login answers with when the account has TOTP on. */
-  async challenge(em: EntityManager, userId: string): Promise<string> {
+  /** The single-use token a login's first step (password or Google) answers with when the account has TOTP on. */
+  async challenge(em: EntityManager, userId: string, firstFactor: FirstFactor): Promise<string> {
     const token = newOpaqueToken(MFA_TOKEN_PREFIX);
-    await em.transactional((tx) => insertLoginToken(tx, userId, digestToken(this.d.pepper, token), MFA_TOKEN_TTL_SECONDS));
+    await em.transactional((tx) => insertLoginToken(tx, userId, firstFactor, digestToken(this.d.pepper, token), MFA_TOKEN_TTL_SECONDS));
     return token;
   }
 
@@ -106,14 +106,15 @@ export class MfaCommands {
    * user and the factor used; the token is spent only with a right code (a wrong one may be retried
    * within the token's life, throttled).
    */
-  async completeLogin(mfaToken: string, code: string): Promise<{ userId: string; factor: SecondFactor }> {
+  async completeLogin(mfaToken: string, code: string): Promise<{ userId: string; firstFactor: FirstFactor; factor: SecondFactor }> {
     const em = this.d.db();
     const digest = digestToken(this.d.pepper, mfaToken);
-    const userId = mfaToken.startsWith(MFA_TOKEN_PREFIX) ? await loginTokenUser(em, digest) : null;
-    if (!userId) throw unauthorized('The mfa_token is invalid, used or expired: log in again');
+    const login = mfaToken.startsWith(MFA_TOKEN_PREFIX) ? await liveLoginToken(em, digest) : undefined;
+    if (!login) throw unauthorized('The mfa_token is invalid, used or expired: log in again');
+    const userId = login.user_id;
     const factor = await this.checked(em, userId, () =>
       this.spendCode(em, userId, code, (tx) => spendLoginToken(tx, digest)), () => unauthorized('Invalid code'));
-    return { userId, factor };
+    return { userId, firstFactor: login.first_factor, factor };
   }
 
   /** Turns TOTP off with a current TOTP or recovery code. */

@@ -66,19 +66,20 @@ export async function deleteTotp(tx: EntityManager, userId: string): Promise<boo
 }
 
 /** A login waiting for its second step; the account's expired ones are dropped on the way. */
-export async function insertLoginToken(tx: EntityManager, userId: string, digest: string, ttlSeconds: number): Promise<void> {
+export type FirstFactor = 'password' | 'google';
+
+export async function insertLoginToken(tx: EntityManager, userId: string, firstFactor: FirstFactor, digest: string, ttlSeconds: number): Promise<void> {
   const q = query(tx);
   await q.deleteFrom('mfa_login_tokens').where('user_id', '=', userId).where('expires_at', '<=', sql<Date>`now()`).execute();
   await q.insertInto('mfa_login_tokens')
-    .values({ token_digest: digest, user_id: userId, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` }).execute();
+    .values({ token_digest: digest, user_id: userId, first_factor: firstFactor, expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` }).execute();
 }
 
-/** The user a live (unused, unexpired) login token belongs to. */
-export async function loginTokenUser(em: EntityManager, digest: string): Promise<string | null> {
-  const row = await query(em).selectFrom('mfa_login_tokens').select('user_id')
+/** The user a live (unused, unexpired) login token belongs to, and how its first step was made. */
+export async function liveLoginToken(em: EntityManager, digest: string): Promise<{ user_id: string; first_factor: FirstFactor } | undefined> {
+  return query(em).selectFrom('mfa_login_tokens').select(['user_id', 'first_factor'])
     .where('token_digest', '=', digest).where('used_at', 'is', null).where('expires_at', '>', sql<Date>`now()`)
     .executeTakeFirst();
-  return row?.user_id ?? null;
 }
 
 /** Spends a live login token; false when it was used meanwhile or has expired. */

@@ -84,7 +84,7 @@ export class TokenCommands {
     if (wait > 0) throw await this.failure(ctx, tooManyAttempts(wait));
     const orgId = user.org_id ?? await em.transactional((tx) => ensureOrganization(tx, user));
     if (await this.d.mfa.required(em, user.id)) {
-      const mfaToken = await this.d.mfa.challenge(em, user.id);
+      const mfaToken = await this.d.mfa.challenge(em, user.id, 'password');
       await this.d.audit.record(ctx, 'auth.mfa_required', {
         actor: { type: 'user', id: user.id, orgId }, resourceType: 'user', resourceId: user.id, details: { method: 'password' },
       });
@@ -96,15 +96,15 @@ export class TokenCommands {
     return this.issue(user.id, orgId);
   }
 
-  /** The second step of a password login on an account with TOTP on: the login token and a code. */
+  /** The second step of a login (password or Google) on an account with TOTP on: the login token and a code. */
   async completeMfaLogin(ctx: ActionContext, mfaToken: string, code: string): Promise<IssuedToken> {
-    const { userId, factor } = await this.d.mfa.completeLogin(mfaToken, code);
+    const { userId, firstFactor, factor } = await this.d.mfa.completeLogin(mfaToken, code);
     const em = this.d.db();
     const user = await loadAccount(em, userId);
     const orgId = user.org_id ?? await em.transactional((tx) => ensureOrganization(tx, user));
     await this.d.audit.record(ctx, 'auth.success', {
       actor: { type: 'user', id: user.id, orgId }, resourceType: 'user', resourceId: user.id,
-      details: { method: 'password', second_factor: factor },
+      details: { method: firstFactor, second_factor: factor },
     });
     return this.issue(user.id, orgId);
   }

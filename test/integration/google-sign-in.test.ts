@@ -14,6 +14,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { SignJWT, decodeJwt } from 'jose';
 import { call, closeDb, db, login, mailTo, signup, uniqueEmail, PASSWORD, VERIFICATION_TOKEN_IN_MAIL, type Res } from '../helpers/api.ts';
+import { TOTP_PERIOD_SECONDS, totpCode } from '../../domain/accounts/totp.ts';
 import { freePort, spawnEntry, stopGroup, waitFor } from '../helpers/stack.ts';
 
 const CLIENT_ID = 'vault-test-web.apps.googleusercontent.com';
@@ -197,6 +198,25 @@ describe('an existing account', () => {
     const audited = await db().query<{ method: string }>(
       "SELECT details->>'method' AS method FROM audit_events WHERE actor_id = $1 AND action = 'auth.success' ORDER BY seq DESC LIMIT 2", [a.userId]);
     expect(audited.rows.map((x) => x.method).sort()).toEqual(['google', 'password']);
+  });
+
+  test('with TOTP on still asks for the code: mfa_required, then POST /v1/auth/mfa/verify, audited as google + totp', async () => {
+    const a = await signup('g-mfa');
+    const [, evf] = await mailTo(a.email, VERIFICATION_TOKEN_IN_MAIL);
+    expect((await call('POST', '/v1/auth/verify-email', { body: { token: evf } })).status).toBe(200);
+    const setup = await call('POST', '/v1/auth/mfa/setup', { token: a.token });
+    const now = Math.floor(Date.now() / 1000);
+    expect((await call('POST', '/v1/auth/mfa/verify-setup', { token: a.token, body: { code: await totpCode(setup.body.secret, now) } })).status).toBe(200);
+    const first = await signIn(await idToken({ email: a.email }));
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ mfa_required: true, mfa_token: expect.stringMatching(/^mfa_/) });
+    const code = await totpCode(setup.body.secret, now + TOTP_PERIOD_SECONDS);
+    const done = await call('POST', '/v1/auth/mfa/verify', { base: googleUrl, body: { mfa_token: first.body.mfa_token, code } });
+    expect(done.status).toBe(200);
+    expect(decodeJwt(done.body.access_token)).toEqual(expect.objectContaining({ sub: `user:${a.userId}` }));
+    const audited = await db().query<{ details: Record<string, unknown> }>(
+      "SELECT details FROM audit_events WHERE actor_id = $1 AND action = 'auth.success' ORDER BY seq DESC LIMIT 1", [a.userId]);
+    expect(audited.rows[0]!.details).toEqual(expect.objectContaining({ method: 'google', second_factor: 'totp' }));
   });
 
   test('whose address was never verified is refused (409) and left as it was', async () => {
