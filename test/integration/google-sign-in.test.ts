@@ -15,7 +15,8 @@ import type { ChildProcess } from 'node:child_process';
 import { SignJWT, decodeJwt } from 'jose';
 import { call, closeDb, db, login, mailTo, signup, uniqueEmail, PASSWORD, VERIFICATION_TOKEN_IN_MAIL, type Res } from '../helpers/api.ts';
 import { TOTP_PERIOD_SECONDS, totpCode } from '../../domain/accounts/totp.ts';
-import { freePort, spawnEntry, stopGroup, waitFor } from '../helpers/stack.ts';
+import { stopGroup, waitFor } from '../helpers/stack.ts';
+import { startSecondApi } from '../helpers/second-api.ts';
 
 const CLIENT_ID = 'vault-test-web.apps.googleusercontent.com';
 const OTHER_CLIENT_ID = 'vault-test-ios.apps.googleusercontent.com';
@@ -39,28 +40,9 @@ const writeJwks = (...signers: Signer[]) => fs.writeFileSync(jwksFile, JSON.stri
 
 /** Starts `workers/api.ts` on the stack's database with `env`; its URL once healthy. */
 async function startApi(name: string, env: Record<string, string>): Promise<{ url: string; log: string }> {
-  const log = path.join(dir, `${name}.log`);
-  const port = await freePort();
-  const child = spawnEntry('workers/api.ts', {
-    DATABASE_URL: process.env.TEST_DATABASE_URL!,
-    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
-    PORT: String(port),
-    DATA_DIR: process.env.TEST_DATA_DIR!,
-    RATE_LIMIT_RPS: '100000',
-    RATE_LIMIT_BURST: '100000',
-    ...env,
-  }, log);
-  apis.push(child);
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor(`${name} api`, 60_000, async () => {
-      const r = await fetch(`${url}/v1/health`).catch(() => undefined);
-      return r?.status === 200 ? true : undefined;
-    }, () => child.exitCode !== null);
-  } catch (e) {
-    throw new Error(`${(e as Error).message}\n--- ${name} api log ---\n${fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-4000) : ''}`);
-  }
-  return { url, log };
+  const api = await startSecondApi(name, dir, env);
+  apis.push(api.child);
+  return api;
 }
 
 beforeAll(async () => {

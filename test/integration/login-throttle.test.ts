@@ -10,7 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { call, closeDb, db, mailTo, signup, uniqueEmail, PASSWORD, type Res } from '../helpers/api.ts';
-import { freePort, spawnEntry, stopGroup, waitFor } from '../helpers/stack.ts';
+import { stopGroup } from '../helpers/stack.ts';
+import { startSecondApi } from '../helpers/second-api.ts';
 
 let logDir: string;
 let second: ChildProcess | undefined;
@@ -18,28 +19,9 @@ let secondUrl: string;
 
 beforeAll(async () => {
   logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-throttle-api-'));
-  const logFile = path.join(logDir, 'second-api.log');
-  const port = await freePort();
-  second = spawnEntry('workers/api.ts', {
-    DATABASE_URL: process.env.TEST_DATABASE_URL!,
-    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
-    PORT: String(port),
-    DATA_DIR: process.env.TEST_DATA_DIR!,
-    TRUST_PROXY_HOPS: '1',
-    RATE_LIMIT_RPS: '100000',
-    RATE_LIMIT_BURST: '100000',
-    LOG_LEVEL: 'warn',
-  }, logFile);
-  secondUrl = `http://127.0.0.1:${port}`;
-  const child = second;
-  try {
-    await waitFor('second api', 60_000, async () => {
-      const r = await fetch(`${secondUrl}/v1/health`).catch(() => undefined);
-      return r?.status === 200 ? true : undefined;
-    }, () => child.exitCode !== null);
-  } catch (e) {
-    throw new Error(`${(e as Error).message}\n--- second api log ---\n${fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-4000) : ''}`);
-  }
+  const api = await startSecondApi('second', logDir, { TRUST_PROXY_HOPS: '1', LOG_LEVEL: 'warn' });
+  second = api.child;
+  secondUrl = api.url;
 }, 120_000);
 
 afterAll(async () => {
