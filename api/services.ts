@@ -21,6 +21,7 @@ import type { AgentTokenExchange } from '../domain/agents/agent-token.ts';
 import type { EnrollmentCommands } from '../domain/agents/enrollment-commands.ts';
 import type { TokenCommands } from '../domain/accounts/token-commands.ts';
 import type { MfaCommands } from '../domain/accounts/mfa-commands.ts';
+import type { ReauthCommands } from '../domain/accounts/reauth-commands.ts';
 import type { GoogleSignIn } from '../domain/accounts/google-sign-in.ts';
 import type { AccountCommands } from '../domain/accounts/account-commands.ts';
 import type { PasswordCommands } from '../domain/accounts/password-commands.ts';
@@ -79,6 +80,8 @@ export type ApiServices = {
   tokens: TokenCommands;
   /** TOTP second factor: status, setup, confirm, disable (the login's second step is in tokens). */
   mfa: MfaCommands;
+  /** POST /v1/auth/reauth: single-use rat_ tokens for X-Auth-Confirm. */
+  reauth: ReauthCommands;
   /** POST /v1/auth/google: a Google ID token for a token (501 when not configured). */
   google: GoogleSignIn;
   /** The caller's own account: profile, settings, export, deletion. */

@@ -38,6 +38,8 @@ import { EmailChangeCommands } from '../domain/accounts/email-change-commands.ts
 import { ApiKeyCommands } from '../domain/accounts/api-key-commands.ts';
 import { AttemptThrottle } from '../domain/accounts/attempt-throttle.ts';
 import { PasswordCheck } from '../domain/accounts/password-check.ts';
+import { StepUp } from '../domain/accounts/step-up.ts';
+import { ReauthCommands } from '../domain/accounts/reauth-commands.ts';
 import { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
 import { WebhooksClient } from '../domain/webhooks/client.ts';
 import { ApprovalCommands } from '../domain/approvals/approval-commands.ts';
@@ -100,6 +102,9 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const exemptions = parseExemptions(config.outboundAllowCidrs);
   const chains = new ChainCommands({ db, audit: actionAudit, operators: platformOperators, rpcOverrides: config.chainRpcUrls, log });
   void chains.logUnusedOverrides();
+  // X-Auth-Confirm (a password or a rat_ token) for every sensitive action. Its throttle keeps its
+  // counts in the database (shared with the account area's instance, which prunes them).
+  const stepUp = new StepUp({ throttle: new AttemptThrottle(), passwords: new PasswordCheck(), pepper: core.pepper });
   return {
     config, log,
     audit, rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst), jwt, apiKeys, ipRules, kms: core.kms,
@@ -125,7 +130,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       client: new WebhooksClient(w.temporal, config.webhookRetryInitialSeconds), log,
     }),
     approvals: new ApprovalCommands({
-      db, audit: actionAudit,
+      db, audit: actionAudit, stepUp,
       runGate: new RunApprovalUpdates(db, automations),
     }),
     memory: new MemoryCommands({ db, store: new MemoryStore(db), audit: actionAudit }),
@@ -133,9 +138,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     platformOperators,
     chains,
     billingTiers: new BillingTierCommands({ db, audit: actionAudit, operators: platformOperators }),
-    // Export re-confirms the password like DELETE /v1/auth/me: the throttle keeps its counts in the
-    // database (shared with the account area's instance, which prunes them).
-    signingKeys: new SigningKeyCommands({ db, kms: core.kms, audit: actionAudit, log, confirm: { throttle: new AttemptThrottle(), passwords: new PasswordCheck() } }),
+    // Export re-confirms like DELETE /v1/auth/me: the password or a rat_ token (signing_key.export).
+    signingKeys: new SigningKeyCommands({ db, kms: core.kms, audit: actionAudit, log, stepUp }),
     ...pickIntents(intentServices({ db, hot, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls })),
     temporalCodec: new TemporalCodecCommands({
       db, operators: platformOperators, codec: new EncryptionCodec(core.temporalCodecKey), links: new CodecLinks(core.temporalCodecLinkKey),
@@ -150,7 +154,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       db, audit: actionAudit, jwt, publicUrl: config.publicUrl,
       model: defaultModel(config.ai, createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) })),
     }),
-    ...accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper, totpKey: core.totpKey }),
+    ...accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper, totpKey: core.totpKey, stepUp }),
   };
 }
 
@@ -161,22 +165,23 @@ const pickIntents = ({ intents, transactions, simulations }: IntentServices) => 
 function accountAreas(d: {
   config: Config; log: Logger; db: () => EntityManager; hot: HotReads; jwt: JwtService; apiKeys: ApiKeyService;
   revocations: RevocationList; audit: ActionAudit; mailer: Mailer; deletion: AccountsClient; pepper: Core['pepper'];
-  totpKey: Core['totpKey'];
-}): Pick<ApiServices, 'tokens' | 'mfa' | 'google' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
+  totpKey: Core['totpKey']; stepUp: StepUp;
+}): Pick<ApiServices, 'tokens' | 'mfa' | 'reauth' | 'google' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
   const throttle = new AttemptThrottle();
   throttle.startPruning(d.db, d.log);
   const passwords = new PasswordCheck();
-  const { db, hot, jwt, apiKeys, revocations, audit, mailer, pepper } = d;
-  const mfa = new MfaCommands({ db, audit, throttle, totpKey: d.totpKey, pepper });
+  const { db, hot, jwt, apiKeys, revocations, audit, mailer, pepper, stepUp } = d;
+  const mfa = new MfaCommands({ db, audit, throttle, totpKey: d.totpKey, pepper, stepUp });
   return {
     tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper, mailer, publicUrl: d.config.publicUrl, mfa }),
     mfa,
+    reauth: new ReauthCommands({ db, audit, throttle, passwords, pepper, mfa }),
     // A JWKS file is read here, so a missing one stops the start rather than every sign-in.
     google: new GoogleSignIn({
       db, jwt, audit, throttle, log: d.log, mfa,
       google: d.config.google && { clientIds: d.config.google.clientIds, keys: googleKeys(d.config.google.jwks) },
     }),
-    account: new AccountCommands({ db, hot, audit, revocations, apiKeys, throttle, passwords, deletion: d.deletion }),
+    account: new AccountCommands({ db, hot, audit, revocations, apiKeys, throttle, passwords, stepUp, deletion: d.deletion }),
     passwords: new PasswordCommands({ db, jwt, revocations, audit, mailer, throttle, passwords, pepper, publicUrl: d.config.publicUrl }),
     emailChange: new EmailChangeCommands({ db, hot, audit, mailer, pepper }),
     personalKeys: new ApiKeyCommands({ db, keys: apiKeys, audit }),

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { shape, timestamp, uuid, isoAlways, isoOrOmit, omitNull } from './registry.ts';
 import { AuditEventSchema, presentAuditEvent } from './audit.ts';
 import type { IssuedToken, MfaChallenge } from '../../domain/accounts/token-commands.ts';
+import type { ReauthGrant } from '../../domain/accounts/reauth-commands.ts';
 import type { ProfileRow } from '../../domain/accounts/profile.ts';
 import type { Settings } from '../../domain/accounts/account-commands.ts';
 import type { AccountExport } from '../../domain/accounts/export.ts';
@@ -54,6 +55,21 @@ export const MfaSetupSchema = shape('MfaSetupResponse', z.object({ otpauth_uri: 
 
 export const MfaVerifySetupSchema = shape('MfaVerifySetupResponse', z.object({ recovery_codes: z.array(z.string()) }),
   'TOTP is on; these one-time recovery codes are shown this once');
+
+// ---- re-authentication --------------------------------------------------------------------
+
+export const ReauthSchema = shape('ReauthResponse', z.object({
+  /** `rat_…`: send it as X-Auth-Confirm; good once, for this purpose only. */
+  reauth_token: z.string(),
+  purpose: z.string(),
+  /** How the user re-authenticated: password, totp or recovery_code (passkey later). */
+  method: z.string(),
+  /** Seconds (300). */
+  expires_in: z.number().int(),
+}), 'A single-use re-auth token for one purpose, to send as X-Auth-Confirm');
+
+export const presentReauth = (g: ReauthGrant): z.output<typeof ReauthSchema> =>
+  ({ reauth_token: g.token, purpose: g.purpose, method: g.method, expires_in: g.expiresIn });
 
 // ---- profile and settings -----------------------------------------------------------------
 

@@ -23,7 +23,7 @@ import type { InferKyselyDB } from '@mikro-orm/postgresql';
 import { Organization, Invitation, IpRule } from './org.ts';
 import { User, Passkey, PasswordReset, EmailChange, EmailVerification, AuthThrottle } from './accounts.ts';
 import { ApiKey, JwtSigningKey, RevokedToken, PrincipalRevocation } from './auth.ts';
-import { UserTotp, MfaRecoveryCode, MfaLoginToken } from './mfa.ts';
+import { UserTotp, MfaRecoveryCode, MfaLoginToken, ReauthToken } from './mfa.ts';
 import { AuditEvent, AuditChainHead } from './audit.ts';
 import { MailOutbox } from './mail.ts';
 import { Vault } from './vaults.ts';
@@ -69,7 +69,7 @@ export const allEntities = [
   Organization, Invitation, IpRule,
   User, Passkey, PasswordReset, EmailChange, EmailVerification, AuthThrottle,
   ApiKey, JwtSigningKey, RevokedToken, PrincipalRevocation,
-  UserTotp, MfaRecoveryCode, MfaLoginToken,
+  UserTotp, MfaRecoveryCode, MfaLoginToken, ReauthToken,
   AuditEvent, AuditChainHead,
   MailOutbox,
   Vault,

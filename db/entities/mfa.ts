@@ -48,3 +48,24 @@ export const MfaLoginToken = defineEntity({
   indexes: [{ name: 'mfa_login_tokens_user_idx', properties: ['user_id'] }],
 });
 export type MfaLoginTokenRow = InferEntity<typeof MfaLoginToken>;
+
+/**
+ * A single-use re-authentication (`rat_`) token (migration 0028; domain/accounts/reauth-*.ts):
+ * bound to its user and one purpose, valid 5 minutes, with the method that minted it. Purpose and
+ * method are open text (passkeys and new purposes come later); the domain checks them.
+ */
+export const ReauthToken = defineEntity({
+  name: 'ReauthToken',
+  tableName: 'reauth_tokens',
+  properties: {
+    token_digest: p.text().primary(),
+    user_id: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade'),
+    purpose: p.text(),
+    method: p.text(),
+    expires_at: p.datetime(),
+    used_at: p.datetime().nullable(),
+    created_at: p.datetime().defaultRaw('now()'),
+  },
+  indexes: [{ name: 'reauth_tokens_user_idx', properties: ['user_id'] }],
+});
+export type ReauthTokenRow = InferEntity<typeof ReauthToken>;

@@ -8,12 +8,14 @@ import type { RevocationList } from '../auth/revocations.ts';
 import type { AccountsClient } from './client.ts';
 import type { AttemptThrottle } from './attempt-throttle.ts';
 import type { PasswordCheck } from './password-check.ts';
+import type { StepUp } from './step-up.ts';
 import { callerOf } from '../auth/principal.ts';
 import { Problem } from '../errors.ts';
 import { loadProfile, type ProfileRow } from './profile.ts';
 import { loadAccount, passkeyCount, setRequirePasskey, updateProfile } from './user-repository.ts';
 import { readAccountExport, type AccountExport } from './export.ts';
 import { confirmPassword } from './password-confirmation.ts';
+import { isReauthToken } from './step-up.ts';
 import { beginAccountDeletion } from './begin-deletion.ts';
 
 export type Settings = { requirePasskeyForVaults: boolean; passkeyCount: number };
@@ -26,6 +28,8 @@ export type AccountDeps = {
   apiKeys: ApiKeyService;
   throttle: AttemptThrottle;
   passwords: PasswordCheck;
+  /** X-Auth-Confirm: the password or a `rat_` token for `account.delete`. */
+  stepUp: StepUp;
   /** Starts the workflow that removes a deleted account's data. */
   deletion: Pick<AccountsClient, 'startDeletion'>;
 };
@@ -76,16 +80,22 @@ export class AccountCommands {
 
   /**
    * Deletes the caller's account: credentials die at once, a workflow removes the data. An
-   * account with a password must confirm it (`password`; wrong guesses are throttled).
+   * account with a password must confirm it: the body's `password`, or X-Auth-Confirm (the
+   * password, or a `rat_` token for `account.delete`, which any account may send); wrong
+   * passwords are throttled.
    */
-  async delete(ctx: ActionContext, password: string | undefined): Promise<void> {
+  async delete(ctx: ActionContext, confirm: { password?: string; header?: string }): Promise<void> {
     const p = callerOf(ctx);
     const em = this.d.db();
     const account = await loadAccount(em, p.id);
-    if (account.password_hash) {
-      const wrong = () => new Problem(401, 'Confirm with your password (field `password` or header X-Auth-Confirm)');
-      const refused = password ? await confirmPassword(this.d, em, account, password, wrong) : wrong();
-      if (refused) throw refused;
+    const wrong = () => new Problem(401, 'Confirm with your password (field `password`) or X-Auth-Confirm (the password or a rat_ token for account.delete)');
+    if (confirm.password !== undefined) {
+      if (account.password_hash) {
+        const refused = await confirmPassword(this.d, em, account, confirm.password, wrong);
+        if (refused) throw refused;
+      }
+    } else if (account.password_hash || (confirm.header && isReauthToken(confirm.header))) {
+      await this.d.stepUp.confirm(em, account, confirm.header, { purpose: 'account.delete', wrong });
     }
     await beginAccountDeletion({ em: this.d.db, revocations: this.d.revocations, apiKeys: this.d.apiKeys, workflows: this.d.deletion }, account,
       () => this.d.audit.record(ctx, 'user.delete', { resourceType: 'user', resourceId: account.id }));

@@ -7,11 +7,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { AttemptThrottle } from './attempt-throttle.ts';
+import type { StepUp } from './step-up.ts';
 import { callerOf } from '../auth/principal.ts';
-import { Problem, badRequest, conflict, unauthorized } from '../errors.ts';
+import { Problem, badRequest, conflict, forbidden, unauthorized } from '../errors.ts';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
 import { mfaKey, tooManyAttempts } from './attempt-throttle.ts';
 import { loadAccount } from './user-repository.ts';
+import { SECOND_FACTOR_METHODS } from './step-up.ts';
 import {
   acceptedStep, isTotpCode, newRecoveryCodes, newTotpSecret, normalizeRecoveryCode, openTotpSecret, otpauthUri, sealTotpSecret,
 } from './totp.ts';
@@ -32,6 +34,8 @@ export type MfaDeps = {
   totpKey: KeyObject;
   /** Digests recovery codes and login tokens. */
   pepper: KeyObject;
+  /** X-Auth-Confirm: turning TOTP off with a re-auth token minted by a second factor. */
+  stepUp: StepUp;
   /** Seconds since the epoch: the clock codes are checked against. */
   now?: () => number;
 };
@@ -129,19 +133,49 @@ export class MfaCommands {
   }
 
   /**
+   * Turns TOTP off with X-Auth-Confirm: a re-auth token for `security.mfa.disable` minted by a
+   * second factor (TOTP, recovery code, later passkey). A token minted by password alone, or the
+   * bare password, is refused (403): the password must not be able to remove the second factor.
+   */
+  async disableWithReauth(ctx: ActionContext, confirm: string): Promise<void> {
+    const em = this.d.db();
+    const user = await loadAccount(em, callerOf(ctx).id);
+    if (!(await this.required(em, user.id))) throw badRequest('MFA is not enabled');
+    const proof = await this.d.stepUp.confirm(em, user, confirm, {
+      purpose: 'security.mfa.disable', methods: SECOND_FACTOR_METHODS, password: false,
+      wrong: () => badRequest('code: send a current TOTP code or a recovery code'),
+      passwordRefused: () => forbidden('A password cannot turn TOTP off: send a current TOTP or recovery code as `code`, or a rat_ token made with one'),
+    });
+    if (!(await em.transactional((tx) => deleteTotp(tx, user.id)))) throw badRequest('MFA is not enabled');
+    await this.d.audit.record(ctx, 'mfa.disabled', { resourceType: 'user', resourceId: user.id, details: { method: proof.method, reauth_token: true } });
+  }
+
+  /**
+   * Re-authentication with a TOTP or recovery code (POST /v1/auth/reauth): checked and throttled
+   * like a login's second step, and spent like one (its time step, or the recovery code, is used
+   * up); `then` runs in the same transaction with the factor used, and the code counts only if it
+   * succeeds too.
+   */
+  async confirmCode(userId: string, code: string, then: (tx: EntityManager, factor: SecondFactor) => Promise<boolean>): Promise<SecondFactor> {
+    const em = this.d.db();
+    if (!(await this.required(em, userId))) throw badRequest('code: this account has no second factor on; re-authenticate with `password`');
+    return this.checked(em, userId, () => this.spendCode(em, userId, code, then), () => unauthorized('Invalid code'));
+  }
+
+  /**
    * Checks `code` (TOTP, else recovery code) and, in the same transaction, runs `then`; the code
    * counts as used only if `then` succeeds too. The factor used, or null for a wrong code.
    */
-  private async spendCode(em: EntityManager, userId: string, code: string, then: (tx: EntityManager) => Promise<boolean>): Promise<SecondFactor | null> {
+  private async spendCode(em: EntityManager, userId: string, code: string, then: (tx: EntityManager, factor: SecondFactor) => Promise<boolean>): Promise<SecondFactor | null> {
     const totp = await totpOf(em, userId);
     if (!totp?.enabled_at) return null;
     if (isTotpCode(code)) {
       const step = await acceptedStep(openTotpSecret(this.d.totpKey, userId, totp.secret_sealed), code, this.now(), totp.last_time_step);
       if (step === null) return null;
-      return em.transactional(async (tx): Promise<SecondFactor> => ((await takeTimeStep(tx, userId, step, false)) && (await then(tx)) ? 'totp' : rollback()));
+      return em.transactional(async (tx): Promise<SecondFactor> => ((await takeTimeStep(tx, userId, step, false)) && (await then(tx, 'totp')) ? 'totp' : rollback()));
     }
     const digest = this.recoveryDigest(code);
-    return em.transactional(async (tx): Promise<SecondFactor> => ((await spendRecoveryCode(tx, userId, digest)) && (await then(tx)) ? 'recovery_code' : rollback()))
+    return em.transactional(async (tx): Promise<SecondFactor> => ((await spendRecoveryCode(tx, userId, digest)) && (await then(tx, 'recovery_code')) ? 'recovery_code' : rollback()))
       .catch((e: unknown) => { if (e instanceof Rollback) return null; throw e; });
   }
 

@@ -3,13 +3,17 @@
 // is decided through the run (RunApprovalGate), so the decision and the run's resumption are one
 // step of its workflow; any other approval is decided here directly. Expiry is lazy: a pending
 // approval past expires_at is shown as expired, and stored as expired (with its event) when
-// it is read by id or decided.
+// it is read by id or decided. Risk tier 2 and up needs a step-up (X-Auth-Confirm, reference
+// facts §11.1): tier 2 the password or a `rat_` token for `approval.decide`; tier 3 such a token
+// minted by TOTP (or, later, a passkey). A refused step-up decides nothing.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { Principal } from '../auth/principal.ts';
 import { callerOf } from '../auth/principal.ts';
 import { roleOf } from '../access/roles.ts';
+import { loadAccount } from '../accounts/user-repository.ts';
+import type { StepUp, StepUpRule } from '../accounts/step-up.ts';
 import { Problem, conflict, forbidden, notFound } from '../errors.ts';
 import { applyDecision, applyOverdueExpiry, createApproval, DEFAULT_APPROVAL_TTL_MS, type ApprovalDecision } from './approval-events.ts';
 import { countPendingOfAgent, findApproval, listApprovals, lockApprovalsOfAgent, type ApprovalDecisionStatus, type ApprovalRow, type ApprovalStatus } from './approval-repository.ts';
@@ -26,13 +30,24 @@ export interface RunApprovalGate {
   decide(runId: string, d: ApprovalDecision): Promise<ApprovalRow | null>;
 }
 
-export type ApprovalDeps = { db: () => EntityManager; audit: ActionAudit; runGate: RunApprovalGate };
+export type ApprovalDeps = { db: () => EntityManager; audit: ActionAudit; runGate: RunApprovalGate; stepUp: StepUp };
 
 export type ApprovalRequestInput = {
   action: string; target_type: string; target_id: string; summary: Record<string, unknown>; reason: string | null; risk_tier: number;
 };
 export type ApprovalListQuery = { status?: ApprovalStatus; limit: number; offset: number };
-export type DecisionInput = { decision: ApprovalDecisionStatus; reason: string | null };
+/** `confirm`: the X-Auth-Confirm value (needed from risk tier 2). */
+export type DecisionInput = { decision: ApprovalDecisionStatus; reason: string | null; confirm?: string };
+
+/** The step-up a risk tier asks for; none below tier 2. */
+function stepUpFor(tier: number): Omit<StepUpRule, 'wrong'> | null {
+  if (tier < 2) return null;
+  if (tier === 2) return { purpose: 'approval.decide' };
+  return {
+    purpose: 'approval.decide', methods: ['totp', 'passkey'], password: false,
+    passwordRefused: () => forbidden('A risk tier 3 approval needs a rat_ token for approval.decide made with TOTP or a passkey, not the password'),
+  };
+}
 export type ApprovalStatusView = { status: ApprovalStatus; expires_at: Date | null };
 
 const isOverdue = (a: ApprovalRow) => a.status === 'pending' && a.expires_at !== null && new Date(a.expires_at).getTime() <= Date.now();
@@ -101,7 +116,14 @@ export class ApprovalCommands {
       if (role !== 'owner' && role !== 'admin') throw forbidden('Only the human this approval is addressed to, or an owner or admin, can decide it');
     }
     if (current.status !== 'pending') throw conflict(`Approval is ${current.status}, not pending`);
-    // Step-up (X-Auth-Confirm) for risk tiers 2–3 goes here, with the re-authentication issue.
+    const rule = stepUpFor(current.risk_tier);
+    if (rule) {
+      const tier = current.risk_tier;
+      const wrong = () => new Problem(401, tier === 2
+        ? `A risk tier 2 approval needs X-Auth-Confirm: your password, or a rat_ token for approval.decide`
+        : `A risk tier 3 approval needs X-Auth-Confirm: a rat_ token for approval.decide made with TOTP or a passkey`);
+      await this.d.stepUp.confirm(em, await loadAccount(em, p.id), input.confirm, { ...rule, wrong });
+    }
     const decision: ApprovalDecision = { approvalId: current.id, decision: input.decision, reason: input.reason, decidedBy: p.id };
     const decided = current.run_id
       ? await this.d.runGate.decide(current.run_id, decision)

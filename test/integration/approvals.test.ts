@@ -215,7 +215,11 @@ describe('events', () => {
     expect(hook.status).toBe(201);
 
     const a = await request(s.agentToken, { risk_tier: 2 });
-    expect((await decide(s.owner.token, a.id, 'reject', 'not now')).status).toBe(200);
+    // Risk tier 2 asks for the password (or a rat_ token) in X-Auth-Confirm: test/integration/reauth.test.ts.
+    const decided = await call('POST', `/v1/approvals/${a.id}/decide`, {
+      token: s.owner.token, body: { decision: 'reject', reason: 'not now' }, headers: { 'x-auth-confirm': s.owner.password },
+    });
+    expect(decided.status).toBe(200);
 
     const got = await receiver.waitFor(2, path);
     const byType = Object.fromEntries(got.map((g) => [g.body.type, g.body]));

@@ -133,7 +133,11 @@ describe('one assistant session within its agent\'s policy', () => {
     expect(requested).toMatchObject({ status: 'pending', action: 'rotate_secret', risk_tier: 2, agent_id: w.agent.id, user_id: w.owner.userId });
     expect(ok(await mcp.client.callTool({ name: 'get_approval_status', arguments: { approval_id: requested.id } })))
       .toMatchObject({ approval_id: requested.id, status: 'pending' });
-    expect((await call('POST', `/v1/approvals/${requested.id}/decide`, { token: w.owner.token, body: { decision: 'approve' } })).status).toBe(200);
+    // Risk tier 2: the human confirms with the password (X-Auth-Confirm).
+    const decided = await call('POST', `/v1/approvals/${requested.id}/decide`, {
+      token: w.owner.token, body: { decision: 'approve' }, headers: { 'x-auth-confirm': w.owner.password },
+    });
+    expect(decided.status).toBe(200);
     expect(ok(await mcp.client.callTool({ name: 'get_approval_status', arguments: { approval_id: requested.id } })).status).toBe('approved');
   });
 

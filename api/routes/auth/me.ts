@@ -27,12 +27,13 @@ export const meRoutes = [
     body: deleteAccountBody,
     success: { status: 202, description: 'Deletion started', schema: AccountDeletionSchema },
     errors: {
-      401: 'Wrong or missing password (field `password` or header X-Auth-Confirm)',
+      401: 'Wrong or missing password (field `password` or header X-Auth-Confirm), or a used, expired or unknown rat_ token',
+      403: 'A rat_ token made for another purpose than account.delete',
       409: 'Last owner of an organization with other members',
       429: 'Too many wrong passwords for this account: wait Retry-After seconds',
     },
     handler: async ({ ctx, body, action, services: s }) => {
-      await s.account.delete(action, body.password ?? (ctx.get('x-auth-confirm') || undefined));
+      await s.account.delete(action, { password: body.password, header: ctx.get('x-auth-confirm') || undefined });
       return presentDeletionStarted();
     },
   }),

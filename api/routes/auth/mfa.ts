@@ -1,9 +1,10 @@
 // TOTP second factor (§4.3 MFA; reference facts §4.1): status, setup, confirm, the login's second
-// step and disabling.
+// step and disabling; and re-authentication (reference facts §4.4): single-use rat_ tokens for
+// X-Auth-Confirm.
 import { route } from '../../route.ts';
-import { mfaDisableBody, mfaVerifyBody, mfaVerifySetupBody } from './schema.ts';
-import { MfaSetupSchema, MfaStatusSchema, MfaVerifySetupSchema, TokenSchema, presentToken } from '../../presenters/accounts.ts';
-import { badRequest, forbidden } from '../../../domain/errors.ts';
+import { mfaDisableBody, mfaVerifyBody, mfaVerifySetupBody, reauthBody } from './schema.ts';
+import { MfaSetupSchema, MfaStatusSchema, MfaVerifySetupSchema, ReauthSchema, TokenSchema, presentReauth, presentToken } from '../../presenters/accounts.ts';
+import { badRequest } from '../../../domain/errors.ts';
 
 export const mfaRoutes = [
   route({
@@ -46,21 +47,33 @@ export const mfaRoutes = [
   }),
   route({
     method: 'DELETE', path: '/v1/auth/mfa', tag: 'Authentication', auth: 'user',
-    summary: 'Turn TOTP off with a current TOTP or recovery code (the password alone is not enough)',
+    summary: 'Turn TOTP off with a current TOTP or recovery code, or X-Auth-Confirm: a rat_ token for security.mfa.disable made with TOTP or a recovery code (the password alone is not enough)',
     body: mfaDisableBody,
     success: { status: 204, description: 'TOTP off; its recovery codes are void' },
     errors: {
-      400: 'No code given, or TOTP is not on',
-      401: 'Wrong code',
-      403: 'A password in X-Auth-Confirm: while TOTP is on it cannot turn TOTP off',
+      400: 'No code or X-Auth-Confirm given, or TOTP is not on',
+      401: 'Wrong code, or a used, expired or unknown rat_ token',
+      403: 'A password in X-Auth-Confirm, or a rat_ token made with the password or for another purpose: none of them turns TOTP off',
       429: 'Too many wrong codes: wait Retry-After seconds',
     },
     handler: async ({ ctx, body, action, services: s }) => {
-      if (!body.code) {
-        if (ctx.get('x-auth-confirm')) throw forbidden('A password cannot turn TOTP off: send a current TOTP or recovery code as `code`');
-        throw badRequest('code: send a current TOTP code or a recovery code');
-      }
-      await s.mfa.disable(action, body.code);
+      if (body.code) return s.mfa.disable(action, body.code);
+      const confirm = ctx.get('x-auth-confirm');
+      if (!confirm) throw badRequest('code: send a current TOTP code or a recovery code');
+      await s.mfa.disableWithReauth(action, confirm);
     },
+  }),
+  route({
+    method: 'POST', path: '/v1/auth/reauth', tag: 'Authentication', auth: 'user',
+    summary: 'Re-authenticate for one sensitive action: `{purpose, password}` or `{purpose, code}` (TOTP or recovery code) gives a single-use rat_ token for X-Auth-Confirm, valid 300 s',
+    body: reauthBody,
+    // 201: each call creates a new token.
+    success: { status: 201, description: 'The re-auth token', schema: ReauthSchema },
+    errors: {
+      400: 'Unknown purpose, not exactly one of password and code, no password on the account, or no TOTP on for a code',
+      401: 'Wrong password or code',
+      429: 'Too many wrong passwords or codes for this account: wait Retry-After seconds',
+    },
+    handler: async ({ body, action, services: s }) => presentReauth(await s.reauth.mint(action, body)),
   }),
 ];

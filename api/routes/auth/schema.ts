@@ -2,6 +2,7 @@
 // name rules are shared with invitations and enrollment (api/input/fields.ts).
 import { z } from 'zod';
 import { emailField, passwordField, displayNameField, idParam, timestampField } from '../../input/fields.ts';
+import { REAUTH_PURPOSES } from '../../../domain/accounts/step-up.ts';
 
 /** A password being checked, not chosen: any length the hasher accepts, no strength rule. */
 const givenPassword = z.string().min(1).max(1024);
@@ -32,6 +33,10 @@ const mfaCode = z.string().trim().min(1).max(64);
 export const mfaVerifySetupBody = z.object({ code: mfaCode });
 export const mfaVerifyBody = z.object({ mfa_token: z.string().min(1).max(256), code: mfaCode });
 export const mfaDisableBody = z.object({ code: mfaCode.optional() });
+
+/** Re-authentication: the purpose and exactly one proof, the password or a TOTP or recovery code. */
+export const reauthBody = z.object({ purpose: z.enum(REAUTH_PURPOSES), password: givenPassword.optional(), code: mfaCode.optional() })
+  .refine((b) => (b.password === undefined) !== (b.code === undefined), { path: ['password'], message: 'send exactly one of password and code' });
 
 export const changePasswordBody = z.object({ current_password: givenPassword, new_password: passwordField });
 export const setPasswordBody = z.object({ password: passwordField });

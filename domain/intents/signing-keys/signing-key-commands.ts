@@ -17,13 +17,13 @@ import type { ActionContext } from '../../audit/action-context.ts';
 import type { ActionAudit } from '../../audit/action-audit.ts';
 import type { Logger } from '../../log.ts';
 import type { Principal } from '../../auth/principal.ts';
-import type { ConfirmationDeps } from '../../accounts/password-confirmation.ts';
+import type { StepUp } from '../../accounts/step-up.ts';
 import { KmsKeyNotExtractableError, KmsSigningKeyError, type Kms, type SigningKeyRef } from '../../crypto/kms/kms.ts';
 import { callerOf, subjectOf } from '../../auth/principal.ts';
 import { requireManager } from '../../access/roles.ts';
 import { loadAgent } from '../../agents/agent-repository.ts';
 import { loadAccount } from '../../accounts/user-repository.ts';
-import { confirmPassword } from '../../accounts/password-confirmation.ts';
+import { isReauthToken } from '../../accounts/step-up.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { Problem, conflict, forbidden } from '../../errors.ts';
 import { ensureAgentKeysVault, type AgentKeysVault } from '../../vaults/agent-keys-vault.ts';
@@ -35,8 +35,8 @@ import {
 
 export type SigningKeyDeps = {
   db: () => EntityManager; kms: Kms; audit: ActionAudit; log: Logger;
-  /** The password re-confirmation of DELETE /v1/auth/me, for export. */
-  confirm: ConfirmationDeps;
+  /** X-Auth-Confirm for export: the password (throttled like DELETE /v1/auth/me) or a `rat_` token for `signing_key.export`. */
+  stepUp: StepUp;
 };
 
 /** An exported key: its record and the private scalar as 0x-hex. */
@@ -123,21 +123,23 @@ export class SigningKeyCommands {
    * only). Kept, not refused outright, because the reference's clients rely on it and because with
    * `local` the scalar is software-held anyway: an owner may need it to move funds without this
    * service. It is as narrow as it can be: owners and admins only, the caller's own password
-   * re-confirmed (wrong guesses throttled like DELETE /v1/auth/me), the active key only, and the
+   * re-confirmed (wrong guesses throttled like DELETE /v1/auth/me) or a single-use `rat_` token
+   * minted for `signing_key.export` (POST /v1/auth/reauth), the active key only, and the
    * audit record durable before the key is returned (it fails closed). With `pkcs11` the key was
    * generated non-extractable in the token, so there is nothing to export: 409 key_not_extractable.
    */
-  async export(ctx: ActionContext, agentId: string, rawChain: string, password: string | undefined): Promise<ExportedSigningKey> {
+  async export(ctx: ActionContext, agentId: string, rawChain: string, confirm: string | undefined): Promise<ExportedSigningKey> {
     const principal = callerOf(ctx);
     const em = this.d.db();
     await requireManager(em, principal);
     const agent = await loadAgent(em, principal.orgId, agentId);
     const chain = await resolveSigningChain(em, rawChain);
     const account = await loadAccount(em, principal.id);
-    const wrong = () => new Problem(401, 'Confirm with your account password in the X-Auth-Confirm header');
-    if (!account.password_hash) throw forbidden('Exporting a signing key needs your account password to confirm: set a password first');
-    const refused = password ? await confirmPassword(this.d.confirm, em, account, password, wrong) : wrong();
-    if (refused) throw refused;
+    const wrong = () => new Problem(401, 'Confirm in the X-Auth-Confirm header: your account password, or a rat_ token for signing_key.export');
+    if (!account.password_hash && !(confirm && isReauthToken(confirm))) {
+      throw forbidden('Exporting a signing key needs a re-authentication: set a password first, or send a rat_ token for signing_key.export (POST /v1/auth/reauth)');
+    }
+    await this.d.stepUp.confirm(em, account, confirm, { purpose: 'signing_key.export', wrong });
     const key = await activeSigningKey(em, principal.orgId, agent.id, chain);
     if (!key) throw noActiveKey(chain);
     const ref = await readHandle(em, this.d.kms, principal.orgId, handleOf(key));
