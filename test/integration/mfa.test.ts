@@ -3,23 +3,10 @@
 // steps per account: the current one to turn TOTP on and the next one (accepted as +1 drift) to
 // log in; each account is its own.
 import { call, signup, closeDb, db, type Account } from '../helpers/api.ts';
-import { TOTP_PERIOD_SECONDS, totpCode } from '../../domain/accounts/totp.ts';
+import { codeNext, codeNow, enableTotp } from '../helpers/totp.ts';
 
 afterAll(closeDb);
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-const codeNow = (secret: string) => totpCode(secret, nowSeconds());
-/** The next step's code: accepted (one step of drift) and newer than any code used so far. */
-const codeNext = (secret: string) => totpCode(secret, nowSeconds() + TOTP_PERIOD_SECONDS);
-
-async function enableTotp(a: Account): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const setup = await call('POST', '/v1/auth/mfa/setup', { token: a.token });
-  expect(setup.status).toBe(200);
-  const secret = setup.body.secret as string;
-  const done = await call('POST', '/v1/auth/mfa/verify-setup', { token: a.token, body: { code: await codeNow(secret) } });
-  expect(done.status).toBe(200);
-  return { secret, recoveryCodes: done.body.recovery_codes };
-}
 
 async function passwordStep(a: Account): Promise<string> {
   const r = await call('POST', '/v1/auth/token', { body: { email: a.email, password: a.password } });

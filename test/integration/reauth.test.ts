@@ -6,23 +6,11 @@
 // the one further code).
 import { call, signup, closeDb, db, type Account, type Res } from '../helpers/api.ts';
 import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
-import { TOTP_PERIOD_SECONDS, totpCode } from '../../domain/accounts/totp.ts';
+import { codeNext, codeNow, enableTotp } from '../helpers/totp.ts';
 
 afterAll(closeDb);
 
 const PKCS11 = process.env.TEST_KMS_BACKEND === 'pkcs11';
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-const codeNow = (secret: string) => totpCode(secret, nowSeconds());
-const codeNext = (secret: string) => totpCode(secret, nowSeconds() + TOTP_PERIOD_SECONDS);
-
-async function enableTotp(a: Account): Promise<{ secret: string; recoveryCodes: string[] }> {
-  const setup = await call('POST', '/v1/auth/mfa/setup', { token: a.token });
-  expect(setup.status).toBe(200);
-  const secret = setup.body.secret as string;
-  const done = await call('POST', '/v1/auth/mfa/verify-setup', { token: a.token, body: { code: await codeNow(secret) } });
-  expect(done.status).toBe(200);
-  return { secret, recoveryCodes: done.body.recovery_codes };
-}
 
 const reauth = (a: Account, body: Record<string, unknown>) => call('POST', '/v1/auth/reauth', { token: a.token, body });
 
