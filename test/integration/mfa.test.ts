@@ -7,7 +7,6 @@ import { codeNext, codeNow, enableTotp } from '../helpers/totp.ts';
 
 afterAll(closeDb);
 
-
 async function passwordStep(a: Account): Promise<string> {
   const r = await call('POST', '/v1/auth/token', { body: { email: a.email, password: a.password } });
   expect(r.status).toBe(200);
