@@ -101,7 +101,7 @@ export const AuthThrottle = defineEntity({
   name: 'AuthThrottle',
   tableName: 'auth_throttle',
   properties: {
-    scope: p.enum(['login', 'reauth', 'mfa']).primary(),
+    scope: p.enum(['login', 'reauth', 'mfa', 'device']).primary(),
     subject: p.text().primary(),
     source: p.text().primary(),
     failures: p.integer().check('failures > 0'),

@@ -24,6 +24,7 @@ import { Organization, Invitation, IpRule } from './org.ts';
 import { User, Passkey, PasswordReset, EmailChange, EmailVerification, AuthThrottle } from './accounts.ts';
 import { ApiKey, JwtSigningKey, RevokedToken, PrincipalRevocation } from './auth.ts';
 import { UserTotp, MfaRecoveryCode, MfaLoginToken, ReauthToken } from './mfa.ts';
+import { DeviceLogin } from './device-logins.ts';
 import { AuditEvent, AuditChainHead } from './audit.ts';
 import { MailOutbox } from './mail.ts';
 import { Vault } from './vaults.ts';
@@ -46,6 +47,7 @@ export * from './org.ts';
 export * from './accounts.ts';
 export * from './auth.ts';
 export * from './mfa.ts';
+export * from './device-logins.ts';
 export * from './audit.ts';
 export * from './mail.ts';
 export * from './vaults.ts';
@@ -70,6 +72,7 @@ export const allEntities = [
   User, Passkey, PasswordReset, EmailChange, EmailVerification, AuthThrottle,
   ApiKey, JwtSigningKey, RevokedToken, PrincipalRevocation,
   UserTotp, MfaRecoveryCode, MfaLoginToken, ReauthToken,
+  DeviceLogin,
   AuditEvent, AuditChainHead,
   MailOutbox,
   Vault,

@@ -22,7 +22,7 @@ export const MAX_DELAY_SECONDS = 900;
 /** A key that has not failed for this long starts from zero again (and its row may be pruned). */
 export const FORGET_AFTER_SECONDS = 24 * 3600;
 
-export type ThrottleKey = { scope: 'login' | 'reauth' | 'mfa'; subject: string; source: string };
+export type ThrottleKey = { scope: 'login' | 'reauth' | 'mfa' | 'device'; subject: string; source: string };
 
 /**
  * Password login: this e-mail from this address. Known and unknown addresses get the same kind
