@@ -22,6 +22,7 @@ import type { EnrollmentCommands } from '../domain/agents/enrollment-commands.ts
 import type { TokenCommands } from '../domain/accounts/token-commands.ts';
 import type { MfaCommands } from '../domain/accounts/mfa-commands.ts';
 import type { ReauthCommands } from '../domain/accounts/reauth-commands.ts';
+import type { DeviceLoginCommands } from '../domain/accounts/device-login.ts';
 import type { GoogleSignIn } from '../domain/accounts/google-sign-in.ts';
 import type { AccountCommands } from '../domain/accounts/account-commands.ts';
 import type { PasswordCommands } from '../domain/accounts/password-commands.ts';
@@ -82,6 +83,8 @@ export type ApiServices = {
   mfa: MfaCommands;
   /** POST /v1/auth/reauth: single-use rat_ tokens for X-Auth-Confirm. */
   reauth: ReauthCommands;
+  /** Device login for command-line clients: codes, approval, polling (RFC 8628). */
+  deviceLogin: DeviceLoginCommands;
   /** POST /v1/auth/google: a Google ID token for a token (501 when not configured). */
   google: GoogleSignIn;
   /** The caller's own account: profile, settings, export, deletion. */

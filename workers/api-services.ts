@@ -40,6 +40,7 @@ import { AttemptThrottle } from '../domain/accounts/attempt-throttle.ts';
 import { PasswordCheck } from '../domain/accounts/password-check.ts';
 import { StepUp } from '../domain/accounts/step-up.ts';
 import { ReauthCommands } from '../domain/accounts/reauth-commands.ts';
+import { DeviceLoginCommands } from '../domain/accounts/device-login.ts';
 import { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
 import { WebhooksClient } from '../domain/webhooks/client.ts';
 import { ApprovalCommands } from '../domain/approvals/approval-commands.ts';
@@ -166,7 +167,7 @@ function accountAreas(d: {
   config: Config; log: Logger; db: () => EntityManager; hot: HotReads; jwt: JwtService; apiKeys: ApiKeyService;
   revocations: RevocationList; audit: ActionAudit; mailer: Mailer; deletion: AccountsClient; pepper: Core['pepper'];
   totpKey: Core['totpKey']; stepUp: StepUp;
-}): Pick<ApiServices, 'tokens' | 'mfa' | 'reauth' | 'google' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
+}): Pick<ApiServices, 'tokens' | 'mfa' | 'reauth' | 'deviceLogin' | 'google' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
   const throttle = new AttemptThrottle();
   throttle.startPruning(d.db, d.log);
   const passwords = new PasswordCheck();
@@ -176,6 +177,7 @@ function accountAreas(d: {
     tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper, mailer, publicUrl: d.config.publicUrl, mfa }),
     mfa,
     reauth: new ReauthCommands({ db, audit, throttle, passwords, pepper, mfa }),
+    deviceLogin: new DeviceLoginCommands({ db, jwt, audit, throttle, pepper, publicUrl: d.config.publicUrl }),
     // A JWKS file is read here, so a missing one stops the start rather than every sign-in.
     google: new GoogleSignIn({
       db, jwt, audit, throttle, log: d.log, mfa,

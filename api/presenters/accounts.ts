@@ -7,6 +7,7 @@ import { shape, timestamp, uuid, isoAlways, isoOrOmit, omitNull } from './regist
 import { AuditEventSchema, presentAuditEvent } from './audit.ts';
 import type { IssuedToken, MfaChallenge } from '../../domain/accounts/token-commands.ts';
 import type { ReauthGrant } from '../../domain/accounts/reauth-commands.ts';
+import type { DeviceCodeGrant, DevicePollAnswer, DeviceStatus } from '../../domain/accounts/device-login.ts';
 import type { ProfileRow } from '../../domain/accounts/profile.ts';
 import type { Settings } from '../../domain/accounts/account-commands.ts';
 import type { AccountExport } from '../../domain/accounts/export.ts';
@@ -70,6 +71,64 @@ export const ReauthSchema = shape('ReauthResponse', z.object({
 
 export const presentReauth = (g: ReauthGrant): z.output<typeof ReauthSchema> =>
   ({ reauth_token: g.token, purpose: g.purpose, method: g.method, expires_in: g.expiresIn });
+
+// ---- device login (CLI) -------------------------------------------------------------------
+
+export const DeviceCodeSchema = shape('DeviceCodeResponse', z.object({
+  /** Poll POST /v1/auth/device/token with it; kept by the CLI, never shown. */
+  device_code: z.string(),
+  /** `XXXX-XXXX`: the human types it (or follows verification_uri_complete) to approve. */
+  user_code: z.string(),
+  verification_uri: z.string(),
+  verification_uri_complete: z.string(),
+  /** Seconds (600). */
+  expires_in: z.number().int(),
+  /** Seconds between polls (5). */
+  interval: z.number().int(),
+}), 'A device code to poll with and a user code for the human to approve (RFC 8628)');
+
+export const presentDeviceCode = (g: DeviceCodeGrant): z.output<typeof DeviceCodeSchema> => ({
+  device_code: g.deviceCode, user_code: g.userCode, verification_uri: g.verificationUri,
+  verification_uri_complete: g.verificationUriComplete, expires_in: g.expiresIn, interval: g.interval,
+});
+
+export const DeviceCodeStatusSchema = shape('DeviceCodeStatusResponse', z.object({
+  status: z.enum(['pending', 'approved', 'denied', 'expired']),
+  client_id: z.string(),
+  expires_at: timestamp,
+}), 'Where a device login stands');
+
+export const presentDeviceCodeStatus = (s: { status: DeviceStatus; clientId: string; expiresAt: Date }): z.output<typeof DeviceCodeStatusSchema> =>
+  ({ status: s.status, client_id: s.clientId, expires_at: isoAlways(s.expiresAt) });
+
+export const DeviceDecisionSchema = shape('DeviceDecisionResponse', z.object({
+  status: z.enum(['approved', 'denied']),
+  client_id: z.string(),
+}), 'The device login was approved or denied');
+
+export const presentDeviceDecision = (d: { status: 'approved' | 'denied'; clientId: string }): z.output<typeof DeviceDecisionSchema> =>
+  ({ status: d.status, client_id: d.clientId });
+
+export const DeviceTokenSchema = shape('DeviceTokenResponse', z.union([
+  z.object({
+    access_token: z.string(),
+    token_type: z.literal('Bearer'),
+    /** Seconds (86400). */
+    expires_in: z.number().int(),
+    email: z.string(),
+    user_id: uuid,
+    org_id: uuid,
+  }),
+  z.object({
+    error: z.enum(['authorization_pending', 'slow_down', 'access_denied', 'expired_token']),
+    /** With slow_down: the interval to keep from now on, in seconds. */
+    interval: z.number().int().optional(),
+  }),
+]), 'The token, once; or RFC 8628\'s `error`: keep polling on authorization_pending, wait `interval` longer on slow_down, stop on access_denied or expired_token');
+
+export const presentDeviceToken = (a: DevicePollAnswer): z.output<typeof DeviceTokenSchema> => ('error' in a
+  ? { error: a.error, ...(a.interval !== undefined ? { interval: a.interval } : {}) }
+  : { access_token: a.token, token_type: 'Bearer', expires_in: a.expiresIn, email: a.email, user_id: a.userId, org_id: a.orgId });
 
 // ---- profile and settings -----------------------------------------------------------------
 

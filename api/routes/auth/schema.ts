@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { emailField, passwordField, displayNameField, idParam, timestampField } from '../../input/fields.ts';
 import { REAUTH_PURPOSES } from '../../../domain/accounts/step-up.ts';
+import { USER_CODE_PATTERN } from '../../../domain/accounts/device-login.ts';
 
 /** A password being checked, not chosen: any length the hasher accepts, no strength rule. */
 const givenPassword = z.string().min(1).max(1024);
@@ -52,3 +53,12 @@ export const createApiKeyBody = z.object({
   scopes: z.array(z.string().min(1).max(200)).max(50).optional(),
 });
 export const apiKeyParams = z.object({ key_id: idParam });
+
+// Device login (RFC 8628). `email` may be left out: the 0.34-era CLI sends only client_id (any
+// signed-in user may then approve; domain/accounts/device-login.ts). A user code is `XXXX-XXXX`
+// over the code alphabet, any case, dash optional; anything else can never match and is a 400.
+const userCode = z.string().trim().regex(USER_CODE_PATTERN, { message: 'must be the code shown by the command line, like BCDF-GHJK' });
+export const deviceCodeBody = z.object({ client_id: z.string().trim().min(1).max(128), email: emailField.optional() });
+export const deviceUserCodeBody = z.object({ user_code: userCode });
+export const deviceUserCodeParams = z.object({ user_code: userCode });
+export const deviceTokenBody = z.object({ device_code: z.string().min(1).max(256), grant_type: z.string().min(1).max(256) });
