@@ -172,11 +172,12 @@ export class MfaCommands {
     if (isTotpCode(code)) {
       const step = await acceptedStep(openTotpSecret(this.d.totpKey, userId, totp.secret_sealed), code, this.now(), totp.last_time_step);
       if (step === null) return null;
-      return em.transactional(async (tx): Promise<SecondFactor> => ((await takeTimeStep(tx, userId, step, false)) && (await then(tx, 'totp')) ? 'totp' : rollback()));
+      return nullOnRollback(em.transactional(async (tx): Promise<SecondFactor> =>
+        ((await takeTimeStep(tx, userId, step, false)) && (await then(tx, 'totp')) ? 'totp' : rollback())));
     }
     const digest = this.recoveryDigest(code);
-    return em.transactional(async (tx): Promise<SecondFactor> => ((await spendRecoveryCode(tx, userId, digest)) && (await then(tx, 'recovery_code')) ? 'recovery_code' : rollback()))
-      .catch((e: unknown) => { if (e instanceof Rollback) return null; throw e; });
+    return nullOnRollback(em.transactional(async (tx): Promise<SecondFactor> =>
+      ((await spendRecoveryCode(tx, userId, digest)) && (await then(tx, 'recovery_code')) ? 'recovery_code' : rollback())));
   }
 
   /** Runs a code check under the account's throttle: 429 while it must wait, `wrong()` for a wrong code. */
@@ -184,7 +185,7 @@ export class MfaCommands {
     const key = mfaKey(userId);
     const waiting = await this.d.throttle.waitFor(em, key);
     if (waiting > 0) throw tooManyAttempts(waiting);
-    const result = await attempt().catch((e: unknown) => { if (e instanceof Rollback) return null; throw e; });
+    const result = await attempt();
     if (result === null || result === false) {
       const wait = await this.d.throttle.failed(em, key);
       throw wait > 0 ? tooManyAttempts(wait) : wrong();
@@ -202,3 +203,5 @@ export class MfaCommands {
 /** Undoes a code check's transaction when its second statement found nothing to do. */
 class Rollback extends Error {}
 const rollback = (): never => { throw new Rollback('nothing to do'); };
+const nullOnRollback = <T>(work: Promise<T>): Promise<T | null> =>
+  work.catch((e: unknown) => { if (e instanceof Rollback) return null; throw e; });
