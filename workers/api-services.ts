@@ -40,6 +40,7 @@ import { AttemptThrottle } from '../domain/accounts/attempt-throttle.ts';
 import { PasswordCheck } from '../domain/accounts/password-check.ts';
 import { StepUp } from '../domain/accounts/step-up.ts';
 import { ReauthCommands } from '../domain/accounts/reauth-commands.ts';
+import { PasskeyCommands } from '../domain/accounts/passkeys.ts';
 import { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
 import { WebhooksClient } from '../domain/webhooks/client.ts';
 import { ApprovalCommands } from '../domain/approvals/approval-commands.ts';
@@ -166,16 +167,18 @@ function accountAreas(d: {
   config: Config; log: Logger; db: () => EntityManager; hot: HotReads; jwt: JwtService; apiKeys: ApiKeyService;
   revocations: RevocationList; audit: ActionAudit; mailer: Mailer; deletion: AccountsClient; pepper: Core['pepper'];
   totpKey: Core['totpKey']; stepUp: StepUp;
-}): Pick<ApiServices, 'tokens' | 'mfa' | 'reauth' | 'google' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
+}): Pick<ApiServices, 'tokens' | 'mfa' | 'reauth' | 'passkeys' | 'google' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
   const throttle = new AttemptThrottle();
   throttle.startPruning(d.db, d.log);
   const passwords = new PasswordCheck();
   const { db, hot, jwt, apiKeys, revocations, audit, mailer, pepper, stepUp } = d;
   const mfa = new MfaCommands({ db, audit, throttle, totpKey: d.totpKey, pepper, stepUp });
+  const passkeys = new PasskeyCommands({ db, audit, jwt, throttle, stepUp, pepper, rp: { ...d.config.webauthn, name: 'Vault' } });
   return {
     tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper, mailer, publicUrl: d.config.publicUrl, mfa }),
     mfa,
-    reauth: new ReauthCommands({ db, audit, throttle, passwords, pepper, mfa }),
+    reauth: new ReauthCommands({ db, audit, throttle, passwords, pepper, mfa, passkeys }),
+    passkeys,
     // A JWKS file is read here, so a missing one stops the start rather than every sign-in.
     google: new GoogleSignIn({
       db, jwt, audit, throttle, log: d.log, mfa,

@@ -8,6 +8,7 @@ import { passwordRoutes } from './auth/passwords.ts';
 import { emailChangeRoutes } from './auth/email-change.ts';
 import { apiKeyRoutes } from './auth/api-keys.ts';
 import { mfaRoutes } from './auth/mfa.ts';
+import { passkeyRoutes } from './auth/passkeys.ts';
 import { memberRoutes } from './org/members.ts';
 import { invitationRoutes } from './org/invitations.ts';
 import { agentKeysVaultRoutes } from './org/agent-keys-vault.ts';
@@ -40,7 +41,7 @@ import { executeRoutes } from './agents/execute.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
-    ...tokenRoutes, ...mfaRoutes, ...googleRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
+    ...tokenRoutes, ...mfaRoutes, ...passkeyRoutes, ...googleRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...agentKeysVaultRoutes, ...ipRuleRoutes, ...auditRoutes,
     ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes, ...transactionRoutes, ...bindingRoutes, ...executeRoutes,
     ...webhookRoutes,
