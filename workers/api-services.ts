@@ -41,6 +41,7 @@ import { PasswordCheck } from '../domain/accounts/password-check.ts';
 import { StepUp } from '../domain/accounts/step-up.ts';
 import { ReauthCommands } from '../domain/accounts/reauth-commands.ts';
 import { PasskeyCommands } from '../domain/accounts/passkeys.ts';
+import { PasskeyTokens } from '../domain/auth/passkey-tokens.ts';
 import { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
 import { WebhooksClient } from '../domain/webhooks/client.ts';
 import { ApprovalCommands } from '../domain/approvals/approval-commands.ts';
@@ -99,7 +100,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const platformOperators = new PlatformOperators(config.platformAdminEmails);
   const automations = new AutomationsClient(w.temporal, w.colocatedTemporal ?? null);
   const lookup = secretLookup(hot);
-  const secrets = secretCommands({ db, hot, kms: core.kms, audit: actionAudit, lookup });
+  const secrets = secretCommands({ db, hot, kms: core.kms, audit: actionAudit, pepper: core.pepper, lookup });
   const exemptions = parseExemptions(config.outboundAllowCidrs);
   const chains = new ChainCommands({ db, audit: actionAudit, operators: platformOperators, rpcOverrides: config.chainRpcUrls, log });
   void chains.logUnusedOverrides();
@@ -173,7 +174,7 @@ function accountAreas(d: {
   const passwords = new PasswordCheck();
   const { db, hot, jwt, apiKeys, revocations, audit, mailer, pepper, stepUp } = d;
   const mfa = new MfaCommands({ db, audit, throttle, totpKey: d.totpKey, pepper, stepUp });
-  const passkeys = new PasskeyCommands({ db, audit, jwt, throttle, stepUp, pepper, rp: { ...d.config.webauthn, name: 'Vault' } });
+  const passkeys = new PasskeyCommands({ db, audit, jwt, throttle, stepUp, pepper, rp: { ...d.config.webauthn, name: 'Vault' }, passkeyTokens: new PasskeyTokens(pepper) });
   return {
     tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper, mailer, publicUrl: d.config.publicUrl, mfa }),
     mfa,

@@ -84,3 +84,10 @@ export const presentPasskeys = (rows: ListedPasskey[]): z.output<typeof PasskeyL
 });
 
 export const PasskeyDeletedSchema = shape('PasskeyDeleted', z.object({ deleted: z.literal(true), id: uuid }));
+
+export const PasskeyTokenSchema = shape('PasskeyToken', z.object({
+  /** `pkt_…`: send as X-Passkey-Token on secret reads; reusable until it expires. */
+  passkey_token: z.string(),
+  /** Seconds (300). */
+  expires_in: z.number().int(),
+}), 'Vault unlock: a token for X-Passkey-Token, reusable for 5 minutes');

@@ -122,7 +122,7 @@ export const PasskeyChallenge = defineEntity({
   tableName: 'passkey_challenges',
   properties: {
     challenge_digest: p.text().primary(),
-    purpose: p.enum(['register', 'assert', 'reauth']),
+    purpose: p.enum(['register', 'assert', 'reauth', 'vault']),
     user_id: () => p.manyToOne(User).mapToPk().fieldName('user_id').nullable().deleteRule('cascade'),
     expires_at: p.datetime(),
     created_at: p.datetime().defaultRaw('now()'),

@@ -9,7 +9,7 @@ import type { Database } from '../../db/entities/index.ts';
 
 type Row<T extends keyof Database> = Selectable<Database[T]>;
 
-export type ChallengePurpose = 'register' | 'assert' | 'reauth';
+export type ChallengePurpose = 'register' | 'assert' | 'reauth' | 'vault';
 export type StoredPasskey = Pick<Row<'passkeys'>, 'id' | 'user_id' | 'credential_id' | 'public_key' | 'counter' | 'transports'>;
 export type ListedPasskey = Pick<Row<'passkeys'>, 'id' | 'credential_id' | 'name' | 'transports' | 'created_at' | 'last_used_at'>;
 

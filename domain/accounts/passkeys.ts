@@ -14,6 +14,7 @@ import type { ActionAudit } from '../audit/action-audit.ts';
 import type { JwtService } from '../auth/jwt.ts';
 import type { AttemptThrottle, ThrottleKey } from './attempt-throttle.ts';
 import type { StepUp } from './step-up.ts';
+import type { PasskeyTokens } from '../auth/passkey-tokens.ts';
 import { USER_TOKEN_TTL_SECONDS } from '../auth/jwt.ts';
 import { callerOf } from '../auth/principal.ts';
 import { Problem, badRequest, conflict, notFound, unauthorized } from '../errors.ts';
@@ -41,6 +42,8 @@ export type PasskeyDeps = {
   /** Digests challenges; derives the decoy credential ids of unknown e-mails. */
   pepper: KeyObject;
   rp: RelyingParty & { name: string };
+  /** Mints the vault-unlock tokens (X-Passkey-Token). */
+  passkeyTokens: PasskeyTokens;
 };
 
 export type RegistrationOptions = {
@@ -139,35 +142,50 @@ export class PasskeyCommands {
     return { token: t.token, expiresIn: t.expiresIn, user: { id: user.id, email: user.email, displayName: user.display_name, orgId } };
   }
 
-  /** A re-authentication's options (POST /v1/auth/reauth/begin): a challenge bound to the caller, their passkeys allowed. */
-  async reauthBegin(ctx: ActionContext): Promise<AssertionOptions> {
+  /**
+   * Options for an assertion by one of the caller's own passkeys: re-authentication (POST
+   * /v1/auth/reauth/begin) or vault unlock (vault-assert/begin); the challenge is bound to the caller.
+   */
+  async ownBegin(ctx: ActionContext, purpose: 'reauth' | 'vault'): Promise<AssertionOptions> {
     const em = this.d.db();
     const userId = callerOf(ctx).id;
     const keys = await passkeysOf(em, userId);
-    if (keys.length === 0) throw badRequest('This account has no passkey; re-authenticate with `password` or `code`');
-    const challenge = await this.challenge(em, 'reauth', userId);
+    if (keys.length === 0) throw badRequest('This account has no passkey: register one first (POST /v1/auth/passkeys/register/begin)');
+    const challenge = await this.challenge(em, purpose, userId);
     return { challenge, rpId: this.d.rp.rpId, timeoutMs: PASSKEY_CHALLENGE_TTL_SECONDS * 1000, allowCredentials: keys.map((k) => ({ id: k.credential_id, transports: k.transports })) };
   }
 
   /**
    * Re-authentication by passkey (POST /v1/auth/reauth `{passkey}`): an assertion by one of the
-   * caller's passkeys over a challenge from reauthBegin. Failures count on the account's
-   * second-factor throttle, like wrong TOTP codes.
+   * caller's passkeys over a challenge from ownBegin('reauth').
    */
   async confirmReauth(ctx: ActionContext, a: Assertion): Promise<void> {
+    await this.confirmOwn(ctx, a, 'reauth');
+  }
+
+  /** Vault unlock: an assertion over a challenge from ownBegin('vault') for a token reusable 5 minutes. */
+  async vaultUnlock(ctx: ActionContext, a: Assertion): Promise<{ token: string; expiresIn: number }> {
+    const passkeyId = await this.confirmOwn(ctx, a, 'vault');
+    await this.d.audit.record(ctx, 'passkey.vault_unlocked', { resourceType: 'passkey', resourceId: passkeyId, details: { method: 'passkey', passkey_id: passkeyId } });
+    return this.d.passkeyTokens.issue(callerOf(ctx).id);
+  }
+
+  /** Checks an assertion by the caller's own passkey; failures count on the account's second-factor throttle, like wrong TOTP codes. */
+  private async confirmOwn(ctx: ActionContext, a: Assertion, purpose: 'reauth' | 'vault'): Promise<string> {
     const em = this.d.db();
     const userId = callerOf(ctx).id;
     const key = mfaKey(userId);
     const waiting = await this.d.throttle.waitFor(em, key);
     if (waiting > 0) throw tooManyAttempts(waiting);
-    const outcome = await this.assertion(em, a, 'reauth', userId);
+    const outcome = await this.assertion(em, a, purpose, userId);
     if (outcome.kind !== 'ok') {
       if (outcome.kind === 'cloned') await this.cloned(ctx, outcome.userId, outcome.passkeyId);
       const wait = await this.d.throttle.failed(em, key);
-      throw wait > 0 ? tooManyAttempts(wait) : unauthorized('The passkey assertion is invalid, or its challenge is unknown, used or expired: begin again (POST /v1/auth/reauth/begin)');
+      throw wait > 0 ? tooManyAttempts(wait) : unauthorized('The passkey assertion is invalid, or its challenge is unknown, used or expired: begin again');
     }
     const wait = await this.d.throttle.succeeded(em, key);
     if (wait > 0) throw tooManyAttempts(wait);
+    return outcome.passkeyId;
   }
 
   async list(ctx: ActionContext): Promise<ListedPasskey[]> {

@@ -17,6 +17,8 @@ import { stopGroup } from '../helpers/stack.ts';
 import { startSecondApi } from '../helpers/second-api.ts';
 import { SoftwareAuthenticator, STACK_WEBAUTHN } from '../helpers/software-authenticator.ts';
 import { codeNext, enableTotp } from '../helpers/totp.ts';
+import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
+import { isProblem, newVault, putOk, secretUrl } from '../helpers/vault-fixtures.ts';
 
 let logDir: string;
 let second: ChildProcess | undefined;
@@ -287,5 +289,67 @@ describe('removing', () => {
     const gone = await call('DELETE', `/v1/auth/passkeys/${passkeyId}`, { token: a.token, headers: { 'x-auth-confirm': await passkeyReauth(a, key, 'security.passkey.delete') } });
     expect(gone.status).toBe(200);
     expect((await call('GET', '/v1/auth/passkeys', { token: a.token })).body).toEqual({ passkeys: [] });
+  });
+});
+
+describe('vault unlock (require_passkey_for_vaults)', () => {
+  const unlock = async (a: Account, key: SoftwareAuthenticator) => {
+    const begin = await call('POST', '/v1/auth/passkeys/vault-assert/begin', { token: a.token });
+    expect(begin.status).toBe(200);
+    expect(begin.body).toMatchObject({ user_verification: 'required', allow_credentials: [expect.objectContaining({ id: key.id })] });
+    const r = await call('POST', '/v1/auth/passkeys/vault-assert/complete', { token: a.token, body: key.assert(begin.body) });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ passkey_token: expect.stringMatching(/^pkt_/), expires_in: 300 });
+    return r.body.passkey_token as string;
+  };
+  const read = (token: string, url: string, passkeyToken?: string) =>
+    call('GET', url, { token, headers: passkeyToken === undefined ? {} : { 'x-passkey-token': passkeyToken } });
+
+  test("the user's reads and version reads need X-Passkey-Token, reusable for 5 minutes; agents' do not", async () => {
+    const a = await signup('pk-vault');
+    const { key } = await withPasskey(a);
+    const vault = await newVault(a);
+    await putOk(a, vault, 'db/password', 'hunter2');
+    const url = secretUrl(vault, 'db/password');
+    const versionUrl = `/v1/vaults/${vault}/secret-version/db/password/1`;
+    // Read once (and cached) before the setting is on: turning it on must lock the cached read too.
+    expect((await read(a.token, url)).status).toBe(200);
+    expect((await call('PATCH', '/v1/auth/settings', { token: a.token, body: { require_passkey_for_vaults: true } })).status).toBe(200);
+    isProblem(await read(a.token, url), 403, 'passkey_required');
+    isProblem(await read(a.token, versionUrl), 403, 'passkey_required');
+    isProblem(await read(a.token, url, 'pkt_1.00'), 403, 'passkey_required');
+
+    const token = await unlock(a, key);
+    for (let i = 0; i < 3; i++) expect((await read(a.token, url, token)).body.value).toBe('hunter2');
+    expect((await read(a.token, versionUrl, token)).status).toBe(200);
+    // Another user's token does not unlock these reads.
+    const b = await signup('pk-vault-other');
+    const { key: bKey } = await withPasskey(b);
+    isProblem(await read(a.token, url, await unlock(b, bKey)), 403, 'passkey_required');
+    // An unlock assertion is checked like any other: a used challenge is refused.
+    const begin = await call('POST', '/v1/auth/passkeys/vault-assert/begin', { token: a.token });
+    const body = key.assert(begin.body);
+    expect((await call('POST', '/v1/auth/passkeys/vault-assert/complete', { token: a.token, body })).status).toBe(200);
+    expect((await call('POST', '/v1/auth/passkeys/vault-assert/complete', { token: a.token, body: key.assert(begin.body) })).status).toBe(401);
+    // Someone else's passkey cannot unlock this account.
+    const begin2 = await call('POST', '/v1/auth/passkeys/vault-assert/begin', { token: a.token });
+    expect((await call('POST', '/v1/auth/passkeys/vault-assert/complete', { token: a.token, body: bKey.assert(begin2.body) })).status).toBe(401);
+
+    // An agent with a read policy is not asked for a passkey.
+    const agent = await registerAgent(a);
+    const policy = await call('POST', `/v1/vaults/${vault}/policies`, {
+      token: a.token, body: { secret_path_pattern: 'db/*', principal_type: 'agent', principal_id: agent.id, permissions: ['read'] },
+    });
+    expect(policy.status).toBe(201);
+    expect((await read(await agentJwt(agent), url)).status).toBe(200);
+
+    // Turned off, reads need no token again.
+    expect((await call('PATCH', '/v1/auth/settings', { token: a.token, body: { require_passkey_for_vaults: false } })).status).toBe(200);
+    expect((await read(a.token, url)).status).toBe(200);
+  });
+
+  test('an account without a passkey cannot begin an unlock (400)', async () => {
+    const a = await signup('pk-vault-none');
+    expect((await call('POST', '/v1/auth/passkeys/vault-assert/begin', { token: a.token })).status).toBe(400);
   });
 });

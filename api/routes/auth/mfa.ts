@@ -88,6 +88,6 @@ export const mfaRoutes = [
     summary: "Begin a passkey re-authentication: a challenge bound to the caller and their passkeys; sign it and send the assertion as `passkey` to POST /v1/auth/reauth",
     success: { status: 200, description: 'Assertion options (user verification required)', schema: PasskeyAssertionOptionsSchema },
     errors: { 400: 'The account has no passkey' },
-    handler: async ({ action, services: s }) => presentAssertionOptions(await s.passkeys.reauthBegin(action)),
+    handler: async ({ action, services: s }) => presentAssertionOptions(await s.passkeys.ownBegin(action, 'reauth')),
   }),
 ];

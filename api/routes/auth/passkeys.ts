@@ -3,7 +3,7 @@
 import { route } from '../../route.ts';
 import { passkeyAssertBeginBody, passkeyAssertionBody, passkeyParams, passkeyRegisterBody } from './schema.ts';
 import {
-  PasskeyAssertionOptionsSchema, PasskeyDeletedSchema, PasskeyListSchema, PasskeyRegisteredSchema, PasskeyRegistrationOptionsSchema, PasskeySignInSchema,
+  PasskeyAssertionOptionsSchema, PasskeyDeletedSchema, PasskeyListSchema, PasskeyRegisteredSchema, PasskeyRegistrationOptionsSchema, PasskeySignInSchema, PasskeyTokenSchema,
   presentAssertionOptions, presentPasskeySignIn, presentPasskeys, presentRegistrationOptions,
 } from '../../presenters/passkeys.ts';
 import { PASSKEY_CHALLENGE_TTL_SECONDS } from '../../../domain/accounts/passkeys.ts';
@@ -61,6 +61,30 @@ export const passkeyRoutes = [
   }),
   ...signInRoutes('/v1/auth/passkeys/assert'),
   ...signInRoutes('/v1/auth/passkey-assert'),
+  route({
+    method: 'POST', path: '/v1/auth/passkeys/vault-assert/begin', tag: 'Authentication', auth: 'user',
+    summary: "Begin a vault unlock: a challenge bound to the caller, their passkeys allowed (user verification required)",
+    success: { status: 200, description: 'Assertion options', schema: PasskeyAssertionOptionsSchema },
+    errors: { 400: 'The account has no passkey' },
+    handler: async ({ action, services: s }) => presentAssertionOptions(await s.passkeys.ownBegin(action, 'vault')),
+  }),
+  route({
+    method: 'POST', path: '/v1/auth/passkeys/vault-assert/complete', tag: 'Authentication', auth: 'user',
+    summary: 'Complete a vault unlock: `{passkey_token}` for X-Passkey-Token on secret reads, reusable for 5 minutes',
+    body: passkeyAssertionBody,
+    success: { status: 200, description: 'Passkey token', schema: PasskeyTokenSchema },
+    errors: {
+      401: "Invalid assertion, not one of the caller's passkeys, or an unknown, used or expired challenge",
+      429: 'Too many failed assertions for this account: wait Retry-After seconds',
+    },
+    handler: async ({ body, action, services: s }) => {
+      const t = await s.passkeys.vaultUnlock(action, {
+        credentialId: body.credential_id, authenticatorData: body.authenticator_data, clientDataJson: body.client_data_json,
+        signature: body.signature, userHandle: body.user_handle,
+      });
+      return { passkey_token: t.token, expires_in: t.expiresIn };
+    },
+  }),
   route({
     method: 'GET', path: '/v1/auth/passkeys', tag: 'Authentication', auth: 'user',
     summary: "The caller's passkeys",
