@@ -23,6 +23,7 @@ import type { TokenCommands } from '../domain/accounts/token-commands.ts';
 import type { MfaCommands } from '../domain/accounts/mfa-commands.ts';
 import type { ReauthCommands } from '../domain/accounts/reauth-commands.ts';
 import type { DeviceLoginCommands } from '../domain/accounts/device-login.ts';
+import type { PasskeyCommands } from '../domain/accounts/passkeys.ts';
 import type { GoogleSignIn } from '../domain/accounts/google-sign-in.ts';
 import type { AccountCommands } from '../domain/accounts/account-commands.ts';
 import type { PasswordCommands } from '../domain/accounts/password-commands.ts';
@@ -85,6 +86,8 @@ export type ApiServices = {
   reauth: ReauthCommands;
   /** Device login for command-line clients: codes, approval, polling (RFC 8628). */
   deviceLogin: DeviceLoginCommands;
+  /** Passkeys: registration, sign-in, listing, removal, and passkey re-authentication. */
+  passkeys: PasskeyCommands;
   /** POST /v1/auth/google: a Google ID token for a token (501 when not configured). */
   google: GoogleSignIn;
   /** The caller's own account: profile, settings, export, deletion. */

@@ -44,6 +44,20 @@ const EnvSchema = z.object({
     }
     return origins.map((o) => o.toLowerCase());
   }),
+  // Passkeys (WebAuthn): the relying party id (a registrable domain, no scheme or port) and the
+  // exact origins whose pages may register and use them; both default from PUBLIC_URL.
+  WEBAUTHN_RP_ID: z.string().trim().toLowerCase().optional().refine(
+    (v) => v === undefined || /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(v),
+    { message: 'must be a host name (e.g. vault.example.com), without scheme, port or path' },
+  ),
+  WEBAUTHN_ORIGINS: z.string().optional().transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const origins = commaList(v);
+    for (const o of origins) {
+      if (!isOrigin(o)) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(o)} is not an origin (scheme://host[:port], no path), e.g. https://vault.example.com` });
+    }
+    return origins.map((o) => o.toLowerCase());
+  }),
   // Platform operators (may decode Temporal payloads): accounts whose current e-mail is listed.
   PLATFORM_ADMIN_EMAILS: z.string().default('').transform((v, ctx) => {
     const emails = commaList(v).map((e) => e.toLowerCase());
@@ -160,6 +174,8 @@ export type Config = {
   ai: AiConfig;
   /** Google sign-in; null when GOOGLE_CLIENT_IDS is unset (the route answers 501). */
   google: GoogleConfig | null;
+  /** Passkeys: the relying party id and the origins assertions may come from. */
+  webauthn: { rpId: string; origins: string[] };
 };
 
 /** Google's published key set, used when GOOGLE_JWKS_URL is unset. */
@@ -212,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     throw new ConfigError('GOOGLE_JWKS_URL needs GOOGLE_CLIENT_IDS (the OAuth client ids Google sign-in accepts)');
   }
   const dataDir = path.resolve(e.DATA_DIR);
+  const publicUrl = new URL(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -250,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
       prices: priceTable(e.AI_PRICES),
     },
     google: e.GOOGLE_CLIENT_IDS ? { clientIds: e.GOOGLE_CLIENT_IDS, jwks: googleJwks(e.GOOGLE_JWKS_URL ?? GOOGLE_JWKS_DEFAULT_URL) } : null,
+    webauthn: { rpId: e.WEBAUTHN_RP_ID ?? publicUrl.hostname, origins: e.WEBAUTHN_ORIGINS ?? [publicUrl.origin] },
   };
 }
 

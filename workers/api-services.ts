@@ -41,6 +41,8 @@ import { PasswordCheck } from '../domain/accounts/password-check.ts';
 import { StepUp } from '../domain/accounts/step-up.ts';
 import { ReauthCommands } from '../domain/accounts/reauth-commands.ts';
 import { DeviceLoginCommands } from '../domain/accounts/device-login.ts';
+import { PasskeyCommands } from '../domain/accounts/passkeys.ts';
+import { PasskeyTokens } from '../domain/auth/passkey-tokens.ts';
 import { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
 import { WebhooksClient } from '../domain/webhooks/client.ts';
 import { ApprovalCommands } from '../domain/approvals/approval-commands.ts';
@@ -99,7 +101,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const platformOperators = new PlatformOperators(config.platformAdminEmails);
   const automations = new AutomationsClient(w.temporal, w.colocatedTemporal ?? null);
   const lookup = secretLookup(hot);
-  const secrets = secretCommands({ db, hot, kms: core.kms, audit: actionAudit, lookup });
+  const secrets = secretCommands({ db, hot, kms: core.kms, audit: actionAudit, pepper: core.pepper, lookup });
   const exemptions = parseExemptions(config.outboundAllowCidrs);
   const chains = new ChainCommands({ db, audit: actionAudit, operators: platformOperators, rpcOverrides: config.chainRpcUrls, log });
   void chains.logUnusedOverrides();
@@ -167,16 +169,18 @@ function accountAreas(d: {
   config: Config; log: Logger; db: () => EntityManager; hot: HotReads; jwt: JwtService; apiKeys: ApiKeyService;
   revocations: RevocationList; audit: ActionAudit; mailer: Mailer; deletion: AccountsClient; pepper: Core['pepper'];
   totpKey: Core['totpKey']; stepUp: StepUp;
-}): Pick<ApiServices, 'tokens' | 'mfa' | 'reauth' | 'deviceLogin' | 'google' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
+}): Pick<ApiServices, 'tokens' | 'mfa' | 'reauth' | 'passkeys' | 'deviceLogin' | 'google' | 'account' | 'passwords' | 'emailChange' | 'personalKeys'> {
   const throttle = new AttemptThrottle();
   throttle.startPruning(d.db, d.log);
   const passwords = new PasswordCheck();
   const { db, hot, jwt, apiKeys, revocations, audit, mailer, pepper, stepUp } = d;
   const mfa = new MfaCommands({ db, audit, throttle, totpKey: d.totpKey, pepper, stepUp });
+  const passkeys = new PasskeyCommands({ db, audit, jwt, throttle, stepUp, pepper, rp: { ...d.config.webauthn, name: 'Vault' }, passkeyTokens: new PasskeyTokens(pepper) });
   return {
     tokens: new TokenCommands({ db, jwt, apiKeys, revocations, audit, throttle, passwords, pepper, mailer, publicUrl: d.config.publicUrl, mfa }),
     mfa,
-    reauth: new ReauthCommands({ db, audit, throttle, passwords, pepper, mfa }),
+    reauth: new ReauthCommands({ db, audit, throttle, passwords, pepper, mfa, passkeys }),
+    passkeys,
     deviceLogin: new DeviceLoginCommands({ db, jwt, audit, throttle, pepper, publicUrl: d.config.publicUrl }),
     // A JWKS file is read here, so a missing one stops the start rather than every sign-in.
     google: new GoogleSignIn({

@@ -79,7 +79,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const schedules = new AutomationSchedules(em, temporal, log);
   // Steps that sign and submit act through the same Intents API commands as the api.
   const intents = intentServices({ db: em, hot, kms: core.kms, audit, temporal, log, rpcOverrides: config.chainRpcUrls });
-  const stepSecrets = secretCommands({ db: em, hot, kms: core.kms, audit });
+  const stepSecrets = secretCommands({ db: em, hot, kms: core.kms, audit, pepper: core.pepper });
   const automationSteps = new StepRunner({
     db: em, outbound, memory: new MemoryStore(em),
     intents: new IntentSteps({

@@ -63,7 +63,7 @@ export const ReauthSchema = shape('ReauthResponse', z.object({
   /** `rat_…`: send it as X-Auth-Confirm; good once, for this purpose only. */
   reauth_token: z.string(),
   purpose: z.string(),
-  /** How the user re-authenticated: password, totp or recovery_code (passkey later). */
+  /** How the user re-authenticated: password, totp, recovery_code or passkey. */
   method: z.string(),
   /** Seconds (300). */
   expires_in: z.number().int(),

@@ -111,3 +111,22 @@ export const AuthThrottle = defineEntity({
   indexes: [{ name: 'auth_throttle_last_failure_idx', properties: ['last_failure_at'] }],
 });
 export type AuthThrottleRow = InferEntity<typeof AuthThrottle>;
+
+/**
+ * A passkey ceremony's challenge (migration 0030; domain/accounts/passkey-repository.ts): its HMAC
+ * digest, what it is for and whose it is (none for a sign-in, which starts without an account),
+ * valid 5 minutes, deleted when the ceremony completes, so each is good once.
+ */
+export const PasskeyChallenge = defineEntity({
+  name: 'PasskeyChallenge',
+  tableName: 'passkey_challenges',
+  properties: {
+    challenge_digest: p.text().primary(),
+    purpose: p.enum(['register', 'assert', 'reauth', 'vault']),
+    user_id: () => p.manyToOne(User).mapToPk().fieldName('user_id').nullable().deleteRule('cascade'),
+    expires_at: p.datetime(),
+    created_at: p.datetime().defaultRaw('now()'),
+  },
+  indexes: [{ name: 'passkey_challenges_expires_idx', properties: ['expires_at'] }],
+});
+export type PasskeyChallengeRow = InferEntity<typeof PasskeyChallenge>;

@@ -21,7 +21,7 @@
 //   PostgreSQL's defaults through PostgresConstraintNames (naming.ts).
 import type { InferKyselyDB } from '@mikro-orm/postgresql';
 import { Organization, Invitation, IpRule } from './org.ts';
-import { User, Passkey, PasswordReset, EmailChange, EmailVerification, AuthThrottle } from './accounts.ts';
+import { User, Passkey, PasskeyChallenge, PasswordReset, EmailChange, EmailVerification, AuthThrottle } from './accounts.ts';
 import { ApiKey, JwtSigningKey, RevokedToken, PrincipalRevocation } from './auth.ts';
 import { UserTotp, MfaRecoveryCode, MfaLoginToken, ReauthToken } from './mfa.ts';
 import { DeviceLogin } from './device-logins.ts';
@@ -69,7 +69,7 @@ export { PostgresConstraintNames } from './naming.ts';
 
 export const allEntities = [
   Organization, Invitation, IpRule,
-  User, Passkey, PasswordReset, EmailChange, EmailVerification, AuthThrottle,
+  User, Passkey, PasskeyChallenge, PasswordReset, EmailChange, EmailVerification, AuthThrottle,
   ApiKey, JwtSigningKey, RevokedToken, PrincipalRevocation,
   UserTotp, MfaRecoveryCode, MfaLoginToken, ReauthToken,
   DeviceLogin,

@@ -7,7 +7,7 @@ import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import { callerOf } from '../auth/principal.ts';
 import type { SecretLookup, Lookup } from './secret-lookup.ts';
-import type { SecretReader, SecretValue } from './secret-read.ts';
+import type { SecretReader, SecretValue, VaultUnlock } from './secret-read.ts';
 import { authorizeSecretAction, assertVaultVisible, type SecretAction } from './secret-access.ts';
 import { disableVersion, liveSecretType, versionsOf, type VersionRow } from './secret-repository.ts';
 import { writeSecret, softDeleteSecret, type SecretInput, type WrittenVersion } from './secret-write.ts';
@@ -25,8 +25,9 @@ export class SecretCommands {
     this.d = deps;
   }
 
-  read(ctx: ActionContext, vaultId: string, path: string, version: number | null): Promise<SecretValue> {
-    return this.d.reader.read(ctx, vaultId, path, version);
+  /** `unlock`: an HTTP read's X-Passkey-Token (see secret-read.ts); absent for background reads. */
+  read(ctx: ActionContext, vaultId: string, path: string, version: number | null, unlock?: VaultUnlock): Promise<SecretValue> {
+    return this.d.reader.read(ctx, vaultId, path, version, unlock);
   }
 
   /** Creates the secret or adds a version (every write is a new version). */

@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Role } from '../access/roles.ts';
 import type { PolicyRow } from '../access/access.ts';
 import type { VersionedPolicyCache } from '../access/policy-cache.ts';
-import { lookupSecret, type LookupRow } from './secret-read-repository.ts';
+import { PASSKEY_REQUIRED_SUFFIX, lookupSecret, type LookupRow } from './secret-read-repository.ts';
 import { notFound, unauthorized } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 
@@ -68,7 +68,14 @@ function factsOf(row: LookupRow, principal: Principal, policies: PolicyRow[]): A
     vaultCreatedBy: row.v_created_by,
     vaultCreatedByType: row.v_created_by_type,
     policies,
-    role: principal.type === 'user' && row.principal_state !== '' ? row.principal_state as Role : null,
+    role: principal.type === 'user' && userRole(row.principal_state) !== '' ? userRole(row.principal_state) as Role : null,
     agentIntents: principal.type === 'agent' && row.principal_state === 'true',
   };
 }
+
+/** A user's role from their principal state, without the vault-unlock suffix. */
+const userRole = (state: string): string => (state.endsWith(PASSKEY_REQUIRED_SUFFIX) ? state.slice(0, -PASSKEY_REQUIRED_SUFFIX.length) : state);
+
+/** Whether this user's secret reads need X-Passkey-Token (require_passkey_for_vaults); never for agents. */
+export const needsPasskeyToken = (principal: Principal, state: string | null): boolean =>
+  principal.type === 'user' && state !== null && state.endsWith(PASSKEY_REQUIRED_SUFFIX);

@@ -26,16 +26,22 @@ export type LookupRow = {
   max_access_count: number | null; access_count: number | null; cmek_encrypted: boolean | null;
 };
 
+/** Ends a user's principal state when their secret reads need a passkey token (require_passkey_for_vaults). */
+export const PASSKEY_REQUIRED_SUFFIX = '+passkey';
+
 /**
  * What a read takes from its caller's row, as one text, the same expression in the fresh read
  * and in the guard: an active agent's Intents flag ('true'/'false'), or a user's role in the
- * vault's organization ('' for none). NULL: no such agent, or an agent that is not active.
+ * vault's organization ('' for none) followed by PASSKEY_REQUIRED_SUFFIX when their reads need a
+ * passkey token (so turning that setting on makes cached reads stale at once). NULL: no such
+ * agent, or an agent that is not active.
  * `type`, `id` and `vaultOrg` are SQL expressions.
  */
 function principalStateSql(type: string, id: string, vaultOrg: string): string {
   return `coalesce(
     (SELECT a.intents_api_enabled::text FROM agents a WHERE ${type} = 'agent' AND a.id = ${id} AND a.status = 'active'),
-    (SELECT coalesce(CASE WHEN u.org_id = ${vaultOrg} AND u.status = 'active' THEN u.role END, '') FROM users u WHERE ${type} = 'user' AND u.id = ${id}))`;
+    (SELECT coalesce(CASE WHEN u.org_id = ${vaultOrg} AND u.status = 'active' THEN u.role END, '')
+       || CASE WHEN u.require_passkey_for_vaults THEN '${PASSKEY_REQUIRED_SUFFIX}' ELSE '' END FROM users u WHERE ${type} = 'user' AND u.id = ${id}))`;
 }
 
 // $6 is the policy_version whose policies this process holds: when the vault's is the same,

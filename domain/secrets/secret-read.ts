@@ -8,6 +8,11 @@
 // row it relied on unchanged (read-guard.ts). Anything else (a stale guard, a refusal, an
 // expiry) goes through a fresh read, which decides and explains. Secrets with a read cap are
 // never served from the cache: each read counts, once, in one conditional UPDATE.
+//
+// A user with require_passkey_for_vaults on must send X-Passkey-Token on reads made over HTTP (the
+// route passes `unlock`); the setting rides in the principal state, so it is known from the cached
+// read too, and the token is checked in memory (passkey-tokens.ts). Agents are never asked; nor are
+// reads an automation makes for its creator in the background (no human is there to unlock).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../crypto/kms/kms.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -21,6 +26,11 @@ import { decideSecretAction, authorizeSecretAction } from './secret-access.ts';
 import type { SecretLookup } from './secret-lookup.ts';
 import { countCappedRead } from './secret-repository.ts';
 import { Problem, gone, notFound } from '../errors.ts';
+import { needsPasskeyToken } from './secret-lookup.ts';
+import type { PasskeyTokens } from '../auth/passkey-tokens.ts';
+
+/** An interactive read's X-Passkey-Token (undefined when the header is absent). */
+export type VaultUnlock = { passkeyToken: string | undefined };
 
 /** A decrypted secret version: what the one value-bearing presenter shows. */
 export type SecretValue = {
@@ -28,7 +38,7 @@ export type SecretValue = {
   description: string | null; createdBy: string; createdAt: Date; expiresAt: Date | null; cmekEncrypted: boolean;
 };
 
-export type SecretReaderDeps = { db: () => EntityManager; lookup: SecretLookup; kms: Kms; audit: ActionAudit; cache: ReadCache };
+export type SecretReaderDeps = { db: () => EntityManager; lookup: SecretLookup; kms: Kms; audit: ActionAudit; cache: ReadCache; passkeyTokens: PasskeyTokens };
 
 export class SecretReader {
   private readonly d: SecretReaderDeps;
@@ -37,16 +47,17 @@ export class SecretReader {
     this.d = deps;
   }
 
-  async read(ctx: ActionContext, vaultId: string, path: string, version: number | null): Promise<SecretValue> {
+  async read(ctx: ActionContext, vaultId: string, path: string, version: number | null, unlock?: VaultUnlock): Promise<SecretValue> {
     const principal = callerOf(ctx);
     const key = ReadCache.key(vaultId, path, version, principal.type, principal.id);
     const cached = this.d.cache.get(key);
-    if (cached) {
+    // A read still locked is left to the fresh read, which decides and explains.
+    if (cached && !this.locked(principal, cached.principalState, unlock)) {
       const served = await this.serveCached(ctx, principal, path, cached);
       if (served) return served;
       this.d.cache.delete(key);
     }
-    const fresh = await this.readFresh(ctx, principal, vaultId, path, version);
+    const fresh = await this.readFresh(ctx, principal, vaultId, path, version, unlock);
     if (fresh.cacheable) this.d.cache.set(key, fresh.cached);
     return fresh.result;
   }
@@ -76,9 +87,10 @@ export class SecretReader {
     return toValue(path, c, value);
   }
 
-  private async readFresh(ctx: ActionContext, principal: Principal, vaultId: string, path: string, version: number | null) {
+  private async readFresh(ctx: ActionContext, principal: Principal, vaultId: string, path: string, version: number | null, unlock: VaultUnlock | undefined) {
     const { row, facts } = await this.d.lookup.load(principal, vaultId, path, version);
     authorizeSecretAction(principal, ctx.clientIp, facts, path, 'read', row.type);
+    if (this.locked(principal, row.principal_state, unlock)) throw passkeyRequired(unlock?.passkeyToken !== undefined);
     if (!row.secret_id || row.version === null) throw notFound('Secret');
     const c: CachedRead = {
       orgId: row.org_id, vaultId: row.vault_id, vaultXmin: row.vault_xmin, facts, principalState: row.principal_state!,
@@ -101,6 +113,11 @@ export class SecretReader {
     return { result: toValue(path, c, value), cached: c, cacheable: !capped };
   }
 
+  /** Whether this interactive read needs a (valid) passkey token it does not carry. */
+  private locked(principal: Principal, state: string | null, unlock: VaultUnlock | undefined): boolean {
+    return unlock !== undefined && needsPasskeyToken(principal, state) && !this.d.passkeyTokens.valid(principal.id, unlock.passkeyToken);
+  }
+
   private recordRead(ctx: ActionContext, c: CachedRead, path: string, guard?: ReadGuard): Promise<void> {
     return this.d.audit.record(ctx, 'secret.read', { resourceType: 'secret', resourceId: c.secretId, details: { vault_id: c.vaultId, path, version: c.version }, guard: guard && guardValues(guard) });
   }
@@ -109,6 +126,14 @@ export class SecretReader {
     return decryptForAnswer(this.d.kms, { ciphertext: c.ciphertext, wrappedKey: c.wrappedKey, keyRef: c.keyRef },
       { orgId: c.orgId, vaultId: c.vaultId, path, version: c.version });
   }
+}
+
+/** 403 `passkey_required`: the user turned vault unlock on (require_passkey_for_vaults). */
+function passkeyRequired(sent: boolean): Problem {
+  return new Problem(403, sent
+    ? 'X-Passkey-Token is invalid or expired: unlock again with POST /v1/auth/passkeys/vault-assert/begin and /complete'
+    : 'This account requires a passkey to read secrets: send X-Passkey-Token (POST /v1/auth/passkeys/vault-assert/begin and /complete)',
+  { type: 'passkey_required' });
 }
 
 function auditFailed(): Problem {

@@ -9,6 +9,7 @@ import { shareSwapAggregator, SWAP_API_KEY } from './shared-swap-aggregator.ts';
 import { startFakeSwapAggregator } from './fake-swap-aggregator.ts';
 import { startFakeAiServer } from './fake-ai-server.ts';
 import { DEFAULT_STACK_REPLY, shareAiServer, STACK_AI_KEY, STACK_AI_MODEL, STACK_AI_PRICES } from './shared-ai-server.ts';
+import { STACK_WEBAUTHN } from './software-authenticator.ts';
 
 /** TEST_KMS_BACKEND=pkcs11 runs the stack with a fresh SoftHSM2 token instead of the local key backend. */
 function kmsEnv(dataDir: string): Record<string, string> {
@@ -67,6 +68,8 @@ export default async function globalSetup(): Promise<void> {
     // test/integration/chains.test.ts creates this chain: its rpc_url comes from here and is never shown publicly.
     CHAIN_RPC_URLS: 'pinned-testnet=https://pinned.example.test/v2/pinned-key-0123456789abcdef',
     AI_PROVIDER: 'openai', AI_BASE_URL: ai.baseUrl, AI_API_KEY: STACK_AI_KEY, AI_MODEL: STACK_AI_MODEL, AI_PRICES: JSON.stringify(STACK_AI_PRICES),
+    // Passkeys: test/helpers/software-authenticator.ts signs for this rp id and these origins.
+    WEBAUTHN_RP_ID: STACK_WEBAUTHN.rpId, WEBAUTHN_ORIGINS: `${STACK_WEBAUTHN.origin},${STACK_WEBAUTHN.otherOrigin}`,
     ...googleEnv(dataDir),
     ...kmsEnv(dataDir),
   }, logFile);

@@ -36,6 +36,17 @@ describe('configuration', () => {
     expect(() => loadConfig({ TEMPORAL_UI_PORT: 'http' })).toThrow(/TEMPORAL_UI_PORT/);
   });
 
+  test('WEBAUTHN_RP_ID and WEBAUTHN_ORIGINS default from PUBLIC_URL (else localhost:PORT); origins are exact', () => {
+    expect(loadConfig({ PORT: '9000' }).webauthn).toEqual({ rpId: 'localhost', origins: ['http://localhost:9000'] });
+    expect(loadConfig({ PUBLIC_URL: 'https://vault.example.com:8443/api/' }).webauthn).toEqual({ rpId: 'vault.example.com', origins: ['https://vault.example.com:8443'] });
+    expect(loadConfig({ PUBLIC_URL: 'https://api.example.com', WEBAUTHN_RP_ID: 'Example.com', WEBAUTHN_ORIGINS: 'https://example.com, https://App.example.com' }).webauthn)
+      .toEqual({ rpId: 'example.com', origins: ['https://example.com', 'https://app.example.com'] });
+    for (const bad of ['https://example.com', 'example.com:443', 'example.com/path']) {
+      expect(() => loadConfig({ WEBAUTHN_RP_ID: bad })).toThrow(/WEBAUTHN_RP_ID/);
+    }
+    expect(() => loadConfig({ WEBAUTHN_ORIGINS: 'https://example.com/login' })).toThrow(/WEBAUTHN_ORIGINS/);
+  });
+
   test('TEMPORAL_UI_ORIGINS is a comma-separated list of exact origins', () => {
     expect(loadConfig({ TEMPORAL_UI_ORIGINS: ' https://Temporal.example.com , http://[::1]:8233' }).temporalUiOrigins)
       .toEqual(['https://temporal.example.com', 'http://[::1]:8233']);

@@ -1,9 +1,10 @@
 // TOTP second factor (§4.3 MFA; reference facts §4.1): status, setup, confirm, the login's second
 // step and disabling; and re-authentication (reference facts §4.4): single-use rat_ tokens for
-// X-Auth-Confirm.
+// X-Auth-Confirm, made with the password, a code or a passkey.
 import { route } from '../../route.ts';
 import { mfaDisableBody, mfaVerifyBody, mfaVerifySetupBody, reauthBody } from './schema.ts';
 import { MfaSetupSchema, MfaStatusSchema, MfaVerifySetupSchema, ReauthSchema, TokenSchema, presentReauth, presentToken } from '../../presenters/accounts.ts';
+import { PasskeyAssertionOptionsSchema, presentAssertionOptions } from '../../presenters/passkeys.ts';
 import { badRequest } from '../../../domain/errors.ts';
 
 export const mfaRoutes = [
@@ -65,15 +66,28 @@ export const mfaRoutes = [
   }),
   route({
     method: 'POST', path: '/v1/auth/reauth', tag: 'Authentication', auth: 'user',
-    summary: 'Re-authenticate for one sensitive action: `{purpose, password}` or `{purpose, code}` (TOTP or recovery code) gives a single-use rat_ token for X-Auth-Confirm, valid 300 s',
+    summary: 'Re-authenticate for one sensitive action: `{purpose, password}`, `{purpose, code}` (TOTP or recovery code) or `{purpose, passkey}` (an assertion over a challenge from POST /v1/auth/reauth/begin) gives a single-use rat_ token for X-Auth-Confirm, valid 300 s',
     body: reauthBody,
     // 201: each call creates a new token.
     success: { status: 201, description: 'The re-auth token', schema: ReauthSchema },
     errors: {
-      400: 'Unknown purpose, not exactly one of password and code, no password on the account, or no TOTP on for a code',
-      401: 'Wrong password or code',
+      400: 'Unknown purpose, not exactly one of password, code and passkey, no password on the account, or no TOTP on for a code',
+      401: 'Wrong password or code, or an invalid passkey assertion (or its challenge unknown, used or expired)',
       429: 'Too many wrong passwords or codes for this account: wait Retry-After seconds',
     },
-    handler: async ({ body, action, services: s }) => presentReauth(await s.reauth.mint(action, body)),
+    handler: async ({ body, action, services: s }) => presentReauth(await s.reauth.mint(action, {
+      purpose: body.purpose, password: body.password, code: body.code,
+      passkey: body.passkey && {
+        credentialId: body.passkey.credential_id, authenticatorData: body.passkey.authenticator_data, clientDataJson: body.passkey.client_data_json,
+        signature: body.passkey.signature, userHandle: body.passkey.user_handle,
+      },
+    })),
+  }),
+  route({
+    method: 'POST', path: '/v1/auth/reauth/begin', tag: 'Authentication', auth: 'user',
+    summary: "Begin a passkey re-authentication: a challenge bound to the caller and their passkeys; sign it and send the assertion as `passkey` to POST /v1/auth/reauth",
+    success: { status: 200, description: 'Assertion options (user verification required)', schema: PasskeyAssertionOptionsSchema },
+    errors: { 400: 'The account has no passkey' },
+    handler: async ({ action, services: s }) => presentAssertionOptions(await s.passkeys.ownBegin(action, 'reauth')),
   }),
 ];

@@ -35,9 +35,6 @@ export const mfaVerifySetupBody = z.object({ code: mfaCode });
 export const mfaVerifyBody = z.object({ mfa_token: z.string().min(1).max(256), code: mfaCode });
 export const mfaDisableBody = z.object({ code: mfaCode.optional() });
 
-/** Re-authentication: the purpose and exactly one proof, the password or a TOTP or recovery code. */
-export const reauthBody = z.object({ purpose: z.enum(REAUTH_PURPOSES), password: givenPassword.optional(), code: mfaCode.optional() })
-  .refine((b) => (b.password === undefined) !== (b.code === undefined), { path: ['password'], message: 'send exactly one of password and code' });
 
 export const changePasswordBody = z.object({ current_password: givenPassword, new_password: passwordField });
 export const setPasswordBody = z.object({ password: passwordField });
@@ -62,3 +59,31 @@ export const deviceCodeBody = z.object({ client_id: z.string().trim().min(1).max
 export const deviceUserCodeBody = z.object({ user_code: userCode });
 export const deviceUserCodeParams = z.object({ user_code: userCode });
 export const deviceTokenBody = z.object({ device_code: z.string().min(1).max(256), grant_type: z.string().min(1).max(256) });
+
+/** A WebAuthn binary value: base64url without padding, as browsers' helpers encode it. */
+const b64url = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9_-]+$/, { message: 'must be base64url (A-Z a-z 0-9 - _, no padding)' });
+/** A credential id is at most 1023 bytes (WebAuthn §5.8.3). */
+const credentialId = b64url(1364);
+
+export const passkeyRegisterBody = z.object({
+  credential_id: credentialId,
+  attestation_object: b64url(32_768),
+  client_data_json: b64url(8192),
+  transports: z.array(z.string().min(1).max(32)).max(10).optional(),
+  name: z.string().trim().min(1).max(100).optional(),
+});
+
+export const passkeyAssertBeginBody = z.object({ email: z.string().trim().min(1).max(254).transform((e) => e.toLowerCase()).optional() });
+
+export const passkeyAssertionBody = z.object({
+  credential_id: credentialId,
+  authenticator_data: b64url(8192),
+  client_data_json: b64url(8192),
+  signature: b64url(1024),
+  user_handle: b64url(128).optional(),
+});
+export const passkeyParams = z.object({ passkey_id: idParam });
+
+/** Re-authentication: the purpose and exactly one proof, the password, a TOTP or recovery code, or a passkey assertion. */
+export const reauthBody = z.object({ purpose: z.enum(REAUTH_PURPOSES), password: givenPassword.optional(), code: mfaCode.optional(), passkey: passkeyAssertionBody.optional() })
+  .refine((b) => [b.password, b.code, b.passkey].filter((x) => x !== undefined).length === 1, { path: ['password'], message: 'send exactly one of password, code and passkey' });

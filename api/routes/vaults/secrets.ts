@@ -1,7 +1,8 @@
 // Secrets (§4.4): PUT creates or updates (a new version each time), GET returns the decrypted
 // value, DELETE is a soft delete, the list shows metadata only; plus the reference's version
 // routes, server-side rotation and version disabling. Paths: see secret-paths.ts.
-import { route } from '../../route.ts';
+import { route, type AppContext } from '../../route.ts';
+import type { VaultUnlock } from '../../../domain/secrets/secret-read.ts';
 import { secretParams, putSecretBody, readSecretQuery, listSecretsQuery, rotateSecretBody, vaultParams } from './schema.ts';
 import { secretPathOf, secretPathAndVersionOf } from './secret-paths.ts';
 import { futureOrNull } from '../../input/fields.ts';
@@ -10,6 +11,9 @@ import {
   presentSecretValue, presentSecretWritten, presentSecretList, presentSecretVersions,
 } from '../../presenters/secrets.ts';
 import { secretPathPrefix } from '../../../domain/paths/secret-path.ts';
+
+/** X-Passkey-Token of an HTTP read: needed when the user turned vault unlock on (spec §5 item 6). */
+const unlockOf = (ctx: AppContext): VaultUnlock => ({ passkeyToken: ctx.get('x-passkey-token') || undefined });
 
 export const secretRoutes = [
   route({
@@ -28,9 +32,9 @@ export const secretRoutes = [
     summary: 'Read the decrypted value of the latest version (or ?version=N)',
     params: secretParams, query: readSecretQuery,
     success: { status: 200, description: 'The secret with its value', schema: SecretValueSchema },
-    errors: { 403: 'No read permission', 404: 'Not found', 410: 'Expired, disabled, or past its read cap' },
+    errors: { 403: 'No read permission; or (type passkey_required) the user requires a passkey for vaults and X-Passkey-Token is missing, invalid or expired', 404: 'Not found', 410: 'Expired, disabled, or past its read cap' },
     handler: async ({ ctx, params, query, action, services: s }) =>
-      presentSecretValue(await s.secrets.read(action, params.vault_id, secretPathOf(ctx, 'secrets'), query.version ?? null)),
+      presentSecretValue(await s.secrets.read(action, params.vault_id, secretPathOf(ctx, 'secrets'), query.version ?? null, unlockOf(ctx))),
   }),
   route({
     method: 'DELETE', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal',
@@ -63,10 +67,10 @@ export const secretRoutes = [
     method: 'GET', path: '/v1/vaults/:vault_id/secret-version/*rest', tag: 'Secrets', auth: 'principal',
     summary: 'Read one version: /secret-version/{path}/{version}', params: secretParams,
     success: { status: 200, description: 'The secret version with its value', schema: SecretValueSchema },
-    errors: { 403: 'No read permission', 404: 'Not found', 410: 'Expired, disabled, or past its read cap' },
+    errors: { 403: 'No read permission; or (type passkey_required) X-Passkey-Token is missing, invalid or expired', 404: 'Not found', 410: 'Expired, disabled, or past its read cap' },
     handler: async ({ ctx, params, action, services: s }) => {
       const { path, version } = secretPathAndVersionOf(ctx, 'secret-version');
-      return presentSecretValue(await s.secrets.read(action, params.vault_id, path, version));
+      return presentSecretValue(await s.secrets.read(action, params.vault_id, path, version, unlockOf(ctx)));
     },
   }),
   route({
