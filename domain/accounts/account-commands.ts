@@ -12,10 +12,10 @@ import type { StepUp } from './step-up.ts';
 import { callerOf } from '../auth/principal.ts';
 import { Problem } from '../errors.ts';
 import { loadProfile, type ProfileRow } from './profile.ts';
-import { loadAccount, passkeyCount, setRequirePasskey, updateProfile } from './user-repository.ts';
+import { loadAccount, lockUser, passkeyCount, setRequirePasskey, updateProfile } from './user-repository.ts';
 import { readAccountExport, type AccountExport } from './export.ts';
 import { confirmPassword } from './password-confirmation.ts';
-import { isReauthToken } from './step-up.ts';
+import { isReauthToken, SECOND_FACTOR_METHODS } from './step-up.ts';
 import { beginAccountDeletion } from './begin-deletion.ts';
 
 export type Settings = { requirePasskeyForVaults: boolean; passkeyCount: number };
@@ -58,16 +58,30 @@ export class AccountCommands {
     return { requirePasskeyForVaults: user.require_passkey_for_vaults, passkeyCount: await passkeyCount(em, user.id) };
   }
 
-  /** Passkey-gated vault reads can only be turned on with a registered passkey to unlock them. */
-  async updateSettings(ctx: ActionContext, input: { requirePasskeyForVaults: boolean }): Promise<Settings> {
-    const em = this.d.db();
-    const user = await loadAccount(em, callerOf(ctx).id);
-    const count = await passkeyCount(em, user.id);
-    if (input.requirePasskeyForVaults && count === 0) {
-      throw new Problem(400, 'Register a passkey first: require_passkey_for_vaults needs at least one registered passkey', { type: 'passkey_required' });
-    }
-    await setRequirePasskey(em, user.id, input.requirePasskeyForVaults);
-    await this.d.audit.record(ctx, 'settings.update', { resourceType: 'user', resourceId: user.id, details: { require_passkey_for_vaults: input.requirePasskeyForVaults } });
+  /**
+   * Passkey-gated vault reads can only be turned on with a registered passkey to unlock them, and
+   * only turned off with a second factor (X-Auth-Confirm: a rat_ for security.vault_passkey.disable
+   * minted by passkey, TOTP or recovery code): a stolen password or session must not lift the gate.
+   * The user's row is locked meanwhile, so deleting the last passkey cannot slip in between.
+   */
+  async updateSettings(ctx: ActionContext, input: { requirePasskeyForVaults: boolean; confirm?: string }): Promise<Settings> {
+    const count = await this.d.db().transactional(async (tx) => {
+      const user = await loadAccount(tx, callerOf(ctx).id);
+      await lockUser(tx, user.id);
+      const n = await passkeyCount(tx, user.id);
+      if (input.requirePasskeyForVaults && n === 0) {
+        throw new Problem(400, 'Register a passkey first: require_passkey_for_vaults needs at least one registered passkey', { type: 'passkey_required' });
+      }
+      if (!input.requirePasskeyForVaults && user.require_passkey_for_vaults) {
+        await this.d.stepUp.confirm(tx, user, input.confirm, {
+          purpose: 'security.vault_passkey.disable', methods: SECOND_FACTOR_METHODS, password: false,
+          wrong: () => new Problem(401, 'Turning vault unlock off needs X-Auth-Confirm: a rat_ token for security.vault_passkey.disable made with a passkey or TOTP'),
+        });
+      }
+      await setRequirePasskey(tx, user.id, input.requirePasskeyForVaults);
+      return n;
+    });
+    await this.d.audit.record(ctx, 'settings.update', { resourceType: 'user', resourceId: callerOf(ctx).id, details: { require_passkey_for_vaults: input.requirePasskeyForVaults } });
     return { requirePasskeyForVaults: input.requirePasskeyForVaults, passkeyCount: count };
   }
 

@@ -285,7 +285,17 @@ describe('removing', () => {
     expect(r.status).toBe(409);
     expect(r.body.type).toMatch(/last_passkey/);
     expect((await call('GET', '/v1/auth/settings', { token: a.token })).body).toEqual({ require_passkey_for_vaults: true, passkey_count: 1 });
-    expect((await call('PATCH', '/v1/auth/settings', { token: a.token, body: { require_passkey_for_vaults: false } })).status).toBe(200);
+    // Turning vault unlock off takes a second factor: not nothing, not the password, not a password-made rat_.
+    const off = { require_passkey_for_vaults: false };
+    expect((await call('PATCH', '/v1/auth/settings', { token: a.token, body: off })).status).toBe(401);
+    expect((await call('PATCH', '/v1/auth/settings', { token: a.token, body: off, headers: { 'x-auth-confirm': a.password } })).status).toBe(403);
+    const byPassword = await call('POST', '/v1/auth/reauth', { token: a.token, body: { purpose: 'security.vault_passkey.disable', password: a.password } });
+    expect(byPassword.status).toBe(201);
+    expect((await call('PATCH', '/v1/auth/settings', { token: a.token, body: off, headers: { 'x-auth-confirm': byPassword.body.reauth_token } })).status).toBe(403);
+    expect((await call('GET', '/v1/auth/settings', { token: a.token })).body.require_passkey_for_vaults).toBe(true);
+    expect((await call('PATCH', '/v1/auth/settings', {
+      token: a.token, body: off, headers: { 'x-auth-confirm': await passkeyReauth(a, key, 'security.vault_passkey.disable') },
+    })).status).toBe(200);
     const gone = await call('DELETE', `/v1/auth/passkeys/${passkeyId}`, { token: a.token, headers: { 'x-auth-confirm': await passkeyReauth(a, key, 'security.passkey.delete') } });
     expect(gone.status).toBe(200);
     expect((await call('GET', '/v1/auth/passkeys', { token: a.token })).body).toEqual({ passkeys: [] });
@@ -343,8 +353,10 @@ describe('vault unlock (require_passkey_for_vaults)', () => {
     expect(policy.status).toBe(201);
     expect((await read(await agentJwt(agent), url)).status).toBe(200);
 
-    // Turned off, reads need no token again.
-    expect((await call('PATCH', '/v1/auth/settings', { token: a.token, body: { require_passkey_for_vaults: false } })).status).toBe(200);
+    // Turned off (with a passkey-made rat_), reads need no token again.
+    expect((await call('PATCH', '/v1/auth/settings', {
+      token: a.token, body: { require_passkey_for_vaults: false }, headers: { 'x-auth-confirm': await passkeyReauth(a, key, 'security.vault_passkey.disable') },
+    })).status).toBe(200);
     expect((await read(a.token, url)).status).toBe(200);
   });
 

@@ -48,9 +48,13 @@ export const meRoutes = [
     summary: 'Update security settings',
     body: settingsBody,
     success: { status: 200, description: 'Settings', schema: SettingsSchema },
-    errors: { 400: 'Enabling passkey-gated vaults needs a registered passkey' },
-    handler: async ({ body, action, services: s }) =>
-      presentSettings(await s.account.updateSettings(action, { requirePasskeyForVaults: body.require_passkey_for_vaults })),
+    errors: {
+      400: 'Enabling passkey-gated vaults needs a registered passkey',
+      401: 'Turning vault unlock off without X-Auth-Confirm, or with a used, expired or unknown rat_ token',
+      403: 'Turning vault unlock off with a password or a rat_ token made by password or for another purpose',
+    },
+    handler: async ({ ctx, body, action, services: s }) => presentSettings(await s.account.updateSettings(action,
+      { requirePasskeyForVaults: body.require_passkey_for_vaults, confirm: ctx.get('x-auth-confirm') || undefined })),
   }),
   route({
     method: 'POST', path: '/v1/auth/export-data', tag: 'Account', auth: 'user',
