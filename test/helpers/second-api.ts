@@ -2,9 +2,10 @@
 // key, tokens and rows), with settings of its own: for tests that need an env the shared api was
 // not started with (client addresses from X-Forwarded-For, Google sign-in on or off …).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { freePort, spawnEntry, waitFor } from './stack.ts';
+import { freePort, spawnEntry, stopGroup, waitFor } from './stack.ts';
 
 export type SecondApi = { url: string; log: string; child: ChildProcess };
 
@@ -31,4 +32,22 @@ export async function startSecondApi(name: string, logDir: string, env: Record<s
     throw new Error(`${(e as Error).message}\n--- ${name} api log ---\n${fs.existsSync(log) ? fs.readFileSync(log, 'utf8').slice(-4000) : ''}`);
   }
   return { url, log, child };
+}
+
+/**
+ * A second api for one test file: started before its tests, stopped after them (its logs go with
+ * it). Read `url` inside tests.
+ */
+export function secondApiForFile(name: string, env: Record<string, string>): { readonly url: string } {
+  let api: SecondApi | undefined;
+  let logDir = '';
+  beforeAll(async () => {
+    logDir = fs.mkdtempSync(path.join(os.tmpdir(), `vault-${name}-api-`));
+    api = await startSecondApi(name, logDir, env);
+  }, 120_000);
+  afterAll(async () => {
+    if (api) await stopGroup(api.child);
+    if (logDir) fs.rmSync(logDir, { recursive: true, force: true });
+  });
+  return { get url() { return api!.url; } };
 }

@@ -5,30 +5,12 @@
 //
 // A SECOND api process trusts one proxy hop, so X-Forwarded-For sets the client address and one
 // test can speak from several addresses. It shares the stack's database and signing key.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { call, closeDb, db, mailTo, signup, uniqueEmail, PASSWORD, type Res } from '../helpers/api.ts';
-import { stopGroup } from '../helpers/stack.ts';
-import { startSecondApi } from '../helpers/second-api.ts';
+import { secondApiForFile } from '../helpers/second-api.ts';
 
-let logDir: string;
-let second: ChildProcess | undefined;
-let secondUrl: string;
+const second = secondApiForFile('throttle', { TRUST_PROXY_HOPS: '1', LOG_LEVEL: 'warn' });
 
-beforeAll(async () => {
-  logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-throttle-api-'));
-  const api = await startSecondApi('second', logDir, { TRUST_PROXY_HOPS: '1', LOG_LEVEL: 'warn' });
-  second = api.child;
-  secondUrl = api.url;
-}, 120_000);
-
-afterAll(async () => {
-  if (second) await stopGroup(second);
-  await closeDb();
-  if (logDir) fs.rmSync(logDir, { recursive: true, force: true });
-});
+afterAll(closeDb);
 
 let nextAddress = 10;
 /** A client address no other test uses. */
@@ -36,7 +18,7 @@ const freshAddress = () => `198.18.${Math.floor(nextAddress / 250)}.${(nextAddre
 
 /** A request to the second api from `ip`. */
 const from = (ip: string, method: string, p: string, opts: { token?: string; body?: unknown } = {}) =>
-  call(method, p, { ...opts, base: secondUrl, headers: { 'x-forwarded-for': ip } });
+  call(method, p, { ...opts, base: second.url, headers: { 'x-forwarded-for': ip } });
 const loginFrom = (ip: string, email: string, password: string) => from(ip, 'POST', '/v1/auth/token', { body: { email, password } });
 
 const isProblem = (r: Res, status: number) => {

@@ -8,37 +8,19 @@
 // Failed sign-ins are throttled per client address, and the fuzzing files send failing bodies from
 // 127.0.0.1 too, so sign-ins go through a SECOND api that trusts one proxy hop, each test from an
 // address of its own (X-Forwarded-For). It shares the stack's database and keys.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { call, closeDb, db, signup, type Account } from '../helpers/api.ts';
-import { stopGroup } from '../helpers/stack.ts';
-import { startSecondApi } from '../helpers/second-api.ts';
+import { secondApiForFile } from '../helpers/second-api.ts';
 import { SoftwareAuthenticator, STACK_WEBAUTHN } from '../helpers/software-authenticator.ts';
 import { codeNext, enableTotp } from '../helpers/totp.ts';
 import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
 import { isProblem, newVault, putOk, secretUrl } from '../helpers/vault-fixtures.ts';
 
-let logDir: string;
-let second: ChildProcess | undefined;
-let secondUrl: string;
-
-beforeAll(async () => {
-  logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-passkeys-api-'));
-  const api = await startSecondApi('passkeys', logDir, {
+const second = secondApiForFile('passkeys', {
     TRUST_PROXY_HOPS: '1', LOG_LEVEL: 'warn',
     WEBAUTHN_RP_ID: STACK_WEBAUTHN.rpId, WEBAUTHN_ORIGINS: `${STACK_WEBAUTHN.origin},${STACK_WEBAUTHN.otherOrigin}`,
   });
-  second = api.child;
-  secondUrl = api.url;
-}, 120_000);
 
-afterAll(async () => {
-  if (second) await stopGroup(second);
-  await closeDb();
-  if (logDir) fs.rmSync(logDir, { recursive: true, force: true });
-});
+afterAll(closeDb);
 
 let nextAddress = 10;
 /** A client address no other test uses. */
@@ -47,7 +29,7 @@ const freshAddress = () => `198.19.${Math.floor(nextAddress / 250)}.${(nextAddre
 type Body = Record<string, unknown>;
 /** Public sign-in calls, through the second api from `ip`. */
 const signIn = (ip: string, step: 'begin' | 'complete', body: Body, base = '/v1/auth/passkeys/assert') =>
-  call('POST', `${base}/${step}`, { base: secondUrl, body, headers: { 'x-forwarded-for': ip } });
+  call('POST', `${base}/${step}`, { base: second.url, body, headers: { 'x-forwarded-for': ip } });
 
 const registerBegin = async (a: Account) => {
   const r = await call('POST', '/v1/auth/passkeys/register/begin', { token: a.token });
