@@ -19,7 +19,7 @@
 //   problems, carrying the same `error` member.
 // - Handing out the token is one conditional UPDATE (approved → consumed) under the row's lock:
 //   two parallel polls never both get it; every later poll answers `expired_token`.
-import { randomInt, type KeyObject } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
@@ -30,6 +30,7 @@ import { Problem, conflict, forbidden, gone, notFound } from '../errors.ts';
 import { digestToken, digestsEqual, newOpaqueToken } from '../crypto/opaque-tokens.ts';
 import { tooManyAttempts } from './attempt-throttle.ts';
 import { ensureOrganization, loadAccount } from './user-repository.ts';
+import { newUserCode, normalizeUserCode } from './device-user-code.ts';
 import {
   consumeDeviceLogin, decideDeviceLogin, deviceLoginByUserCode, insertDeviceLogin, lockForPoll, recordPoll, type StoredStatus,
 } from './device-login-repository.ts';
@@ -43,9 +44,6 @@ export const SLOW_DOWN_SECONDS = 5;
 export const DEVICE_TOKEN_TTL_SECONDS = 86_400;
 export const DEVICE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 export const DEVICE_CODE_PREFIX = 'dvc_';
-/** Consonants only: no vowels (no words), none that read like a digit or another letter. */
-export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
-export const USER_CODE_PATTERN = new RegExp(`^[${USER_CODE_ALPHABET}]{4}-?[${USER_CODE_ALPHABET}]{4}$`, 'i');
 /** Expired codes are kept this long (the status endpoint says `expired`), then dropped. */
 const KEEP_EXPIRED_SECONDS = 24 * 3600;
 
@@ -63,14 +61,6 @@ export const deviceLookupKey = (clientIp: string): ThrottleKey => ({ scope: 'dev
 /** Approvals and denials by one account, over every address. */
 export const deviceDecisionKey = (userId: string): ThrottleKey => ({ scope: 'device', subject: userId, source: '*' });
 
-/** A user code as typed: case and the dash do not matter. */
-export const normalizeUserCode = (code: string): string => code.trim().toUpperCase().replace(/-/g, '');
-
-export function newUserCode(): string {
-  const pick = () => USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)];
-  const half = () => Array.from({ length: 4 }, pick).join('');
-  return `${half()}-${half()}`;
-}
 
 /** Where the human approves: the dashboard, at the api's address without its `api.` (as the CLI computes it, facts §4.2). */
 export function verificationUri(publicUrl: string): string {

@@ -28,9 +28,8 @@ import {
   passkeysOf, takeChallenge, type ChallengePurpose, type ListedPasskey,
 } from './passkey-repository.ts';
 import { challengeOf, newChallenge, verifyAssertion, verifyAttestation, type Assertion, type Attestation, type RelyingParty } from './webauthn.ts';
+import { PASSKEY_CHALLENGE_TTL_SECONDS } from './passkey-challenge-ttl.ts';
 
-/** How long a ceremony may take, from begin to complete. */
-export const PASSKEY_CHALLENGE_TTL_SECONDS = 300;
 export const PASSKEY_SIGN_IN_FAILED = 'The passkey assertion is invalid, or its challenge is unknown, used or expired';
 
 export type PasskeyDeps = {

@@ -6,7 +6,7 @@ import {
   PasskeyAssertionOptionsSchema, PasskeyDeletedSchema, PasskeyListSchema, PasskeyRegisteredSchema, PasskeyRegistrationOptionsSchema, PasskeySignInSchema, PasskeyTokenSchema,
   presentAssertionOptions, presentPasskeySignIn, presentPasskeys, presentRegistrationOptions,
 } from '../../presenters/passkeys.ts';
-import { PASSKEY_CHALLENGE_TTL_SECONDS } from '../../../domain/accounts/passkeys.ts';
+import { PASSKEY_CHALLENGE_TTL_SECONDS } from '../../../domain/accounts/passkey-challenge-ttl.ts';
 
 /** Sign-in is served at the reference's path and at the SDK's (reference facts §4.3 DISAGREE). */
 const signInRoutes = (base: string) => [

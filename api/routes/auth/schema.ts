@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { emailField, passwordField, displayNameField, idParam, timestampField } from '../../input/fields.ts';
 import { REAUTH_PURPOSES } from '../../../domain/accounts/step-up.ts';
-import { USER_CODE_PATTERN } from '../../../domain/accounts/device-login.ts';
+import { USER_CODE_PATTERN } from '../../../domain/accounts/device-user-code.ts';
 
 /** A password being checked, not chosen: any length the hasher accepts, no strength rule. */
 const givenPassword = z.string().min(1).max(1024);
