@@ -24,6 +24,7 @@ import type { MfaCommands } from '../domain/accounts/mfa-commands.ts';
 import type { ReauthCommands } from '../domain/accounts/reauth-commands.ts';
 import type { DeviceLoginCommands } from '../domain/accounts/device-login.ts';
 import type { PasskeyCommands } from '../domain/accounts/passkeys.ts';
+import type { MobileDeviceCommands } from '../domain/accounts/mobile-devices.ts';
 import type { GoogleSignIn } from '../domain/accounts/google-sign-in.ts';
 import type { AccountCommands } from '../domain/accounts/account-commands.ts';
 import type { PasswordCommands } from '../domain/accounts/password-commands.ts';
@@ -88,6 +89,8 @@ export type ApiServices = {
   deviceLogin: DeviceLoginCommands;
   /** Passkeys: registration, sign-in, listing, removal, and passkey re-authentication. */
   passkeys: PasskeyCommands;
+  /** Mobile devices: registration, push tokens, step-up challenges and their rat_ tokens. */
+  mobileDevices: MobileDeviceCommands;
   /** POST /v1/auth/google: a Google ID token for a token (501 when not configured). */
   google: GoogleSignIn;
   /** The caller's own account: profile, settings, export, deletion. */

@@ -42,6 +42,8 @@ import { StepUp } from '../domain/accounts/step-up.ts';
 import { ReauthCommands } from '../domain/accounts/reauth-commands.ts';
 import { DeviceLoginCommands } from '../domain/accounts/device-login.ts';
 import { PasskeyCommands } from '../domain/accounts/passkeys.ts';
+import { MobileDeviceCommands } from '../domain/accounts/mobile-devices.ts';
+import { LogPushSender } from '../domain/accounts/push-sender.ts';
 import { PasskeyTokens } from '../domain/auth/passkey-tokens.ts';
 import { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
 import { WebhooksClient } from '../domain/webhooks/client.ts';
@@ -108,6 +110,13 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   // X-Auth-Confirm (a password or a rat_ token) for every sensitive action. Its throttle keeps its
   // counts in the database (shared with the account area's instance, which prunes them).
   const stepUp = new StepUp({ throttle: new AttemptThrottle(), passwords: new PasswordCheck(), pepper: core.pepper });
+  const approvals = new ApprovalCommands({ db, audit: actionAudit, stepUp, runGate: new RunApprovalUpdates(db, automations) });
+  const accountParts = accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper, totpKey: core.totpKey, stepUp });
+  // A phone's step-up challenge may name an approval: only one the caller may decide now.
+  const mobileDevices = new MobileDeviceCommands({
+    db, audit: actionAudit, stepUp, throttle: new AttemptThrottle(), pepper: core.pepper, rp: config.webauthn, passkeys: accountParts.passkeys,
+    push: new LogPushSender(log), log, targets: async (ctx, _purpose, targetId) => { await approvals.decidable(ctx, targetId); },
+  });
   return {
     config, log,
     audit, rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst), jwt, apiKeys, ipRules, kms: core.kms,
@@ -132,10 +141,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       db, audit: actionAudit, webhookKey: core.webhookKey, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
       client: new WebhooksClient(w.temporal, config.webhookRetryInitialSeconds), log,
     }),
-    approvals: new ApprovalCommands({
-      db, audit: actionAudit, stepUp,
-      runGate: new RunApprovalUpdates(db, automations),
-    }),
+    approvals,
+    mobileDevices,
     memory: new MemoryCommands({ db, store: new MemoryStore(db), audit: actionAudit }),
     runs: new RunCommands({ db, audit: actionAudit, client: automations, log, runTimeoutSeconds: config.automationRunTimeoutSeconds }),
     platformOperators,
@@ -157,7 +164,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       db, audit: actionAudit, jwt, publicUrl: config.publicUrl,
       model: defaultModel(config.ai, createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) })),
     }),
-    ...accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper, totpKey: core.totpKey, stepUp }),
+    ...accountParts,
   };
 }
 

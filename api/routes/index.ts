@@ -10,6 +10,7 @@ import { apiKeyRoutes } from './auth/api-keys.ts';
 import { mfaRoutes } from './auth/mfa.ts';
 import { deviceRoutes } from './auth/device.ts';
 import { passkeyRoutes } from './auth/passkeys.ts';
+import { mobileDeviceRoutes } from './auth/devices.ts';
 import { memberRoutes } from './org/members.ts';
 import { invitationRoutes } from './org/invitations.ts';
 import { agentKeysVaultRoutes } from './org/agent-keys-vault.ts';
@@ -42,7 +43,7 @@ import { executeRoutes } from './agents/execute.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
-    ...tokenRoutes, ...mfaRoutes, ...deviceRoutes, ...passkeyRoutes, ...googleRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
+    ...tokenRoutes, ...mfaRoutes, ...deviceRoutes, ...passkeyRoutes, ...mobileDeviceRoutes, ...googleRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...agentKeysVaultRoutes, ...ipRuleRoutes, ...auditRoutes,
     ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes, ...transactionRoutes, ...bindingRoutes, ...executeRoutes,
     ...webhookRoutes,

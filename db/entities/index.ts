@@ -25,6 +25,7 @@ import { User, Passkey, PasskeyChallenge, PasswordReset, EmailChange, EmailVerif
 import { ApiKey, JwtSigningKey, RevokedToken, PrincipalRevocation } from './auth.ts';
 import { UserTotp, MfaRecoveryCode, MfaLoginToken, ReauthToken } from './mfa.ts';
 import { DeviceLogin } from './device-logins.ts';
+import { MobileDevice, DeviceChallenge } from './mobile-devices.ts';
 import { AuditEvent, AuditChainHead } from './audit.ts';
 import { MailOutbox } from './mail.ts';
 import { Vault } from './vaults.ts';
@@ -48,6 +49,7 @@ export * from './accounts.ts';
 export * from './auth.ts';
 export * from './mfa.ts';
 export * from './device-logins.ts';
+export * from './mobile-devices.ts';
 export * from './audit.ts';
 export * from './mail.ts';
 export * from './vaults.ts';
@@ -73,6 +75,7 @@ export const allEntities = [
   ApiKey, JwtSigningKey, RevokedToken, PrincipalRevocation,
   UserTotp, MfaRecoveryCode, MfaLoginToken, ReauthToken,
   DeviceLogin,
+  MobileDevice, DeviceChallenge,
   AuditEvent, AuditChainHead,
   MailOutbox,
   Vault,

@@ -65,6 +65,8 @@ export const ReauthToken = defineEntity({
     expires_at: p.datetime(),
     used_at: p.datetime().nullable(),
     created_at: p.datetime().defaultRaw('now()'),
+    /** What the token may be spent on (0031): an approval's id for a mobile device's token; null: any. */
+    target_id: p.text().nullable(),
   },
   indexes: [{ name: 'reauth_tokens_user_idx', properties: ['user_id'] }],
 });

@@ -21,13 +21,12 @@ import { Problem, badRequest, conflict, notFound, unauthorized } from '../errors
 import { digestToken } from '../crypto/opaque-tokens.ts';
 import { mfaKey, tooManyAttempts } from './attempt-throttle.ts';
 import { ensureOrganization, loadAccount, type AccountRow } from './user-repository.ts';
-import { totpOf } from './mfa-repository.ts';
-import { SECOND_FACTOR_METHODS } from './step-up.ts';
+import { confirmFactorChange } from './factor-step-up.ts';
 import {
   advanceCounter, credentialsOfEmail, deletePasskey, insertChallenge, insertPasskey, lockForRemoval, passkeyByCredential,
   passkeysOf, takeChallenge, type ChallengePurpose, type ListedPasskey,
 } from './passkey-repository.ts';
-import { challengeOf, newChallenge, verifyAssertion, verifyAttestation, type Assertion, type Attestation, type RelyingParty } from './webauthn.ts';
+import { challengeOf, newChallenge, verifyAssertion, verifyAttestation, type Assertion, type Attestation, type RelyingParty, type VerifiedCredential } from './webauthn.ts';
 import { PASSKEY_CHALLENGE_TTL_SECONDS } from './passkey-challenge-ttl.ts';
 
 export const PASSKEY_SIGN_IN_FAILED = 'The passkey assertion is invalid, or its challenge is unknown, used or expired';
@@ -87,8 +86,7 @@ export class PasskeyCommands {
     const em = this.d.db();
     const user = await loadAccount(em, callerOf(ctx).id);
     await this.stepUp(em, user, confirm, 'security.passkey.register');
-    const challenge = await this.takeChallengeOf(em, a.clientDataJson, 'register', user.id);
-    const cred = challenge === undefined ? undefined : await verifyAttestation(this.d.rp, challenge, a);
+    const cred = await this.verifyNewCredential(em, user.id, a);
     if (!cred) throw badRequest('The attestation is invalid for this server (challenge, origin, rp id, user verification or key type), or its challenge is unknown, used or expired: begin again');
     let passkeyId: string;
     try {
@@ -99,6 +97,15 @@ export class PasskeyCommands {
     }
     await this.d.audit.record(ctx, 'passkey.registered', { resourceType: 'passkey', resourceId: passkeyId, details: { passkey_id: passkeyId } });
     return { passkeyId, credentialId: cred.credentialId };
+  }
+
+  /**
+   * A new credential's attestation over a registration challenge of this user's (register/begin),
+   * the challenge spent; undefined when either fails. Also registers mobile devices' platform keys.
+   */
+  async verifyNewCredential(em: EntityManager, userId: string, a: Attestation): Promise<VerifiedCredential | undefined> {
+    const challenge = await this.takeChallengeOf(em, a.clientDataJson, 'register', userId);
+    return challenge === undefined ? undefined : verifyAttestation(this.d.rp, challenge, a);
   }
 
   /**
@@ -244,12 +251,8 @@ export class PasskeyCommands {
     return digestToken(this.d.pepper, `passkey-challenge:${challenge}`);
   }
 
-  private async stepUp(em: EntityManager, user: AccountRow, confirm: string | undefined, purpose: 'security.passkey.register' | 'security.passkey.delete'): Promise<void> {
-    const strong = (await passkeysOf(em, user.id)).length > 0 || (await totpOf(em, user.id))?.enabled_at != null;
-    if (!strong && !user.password_hash) return;
-    await this.d.stepUp.confirm(em, user, confirm, strong
-      ? { purpose, methods: SECOND_FACTOR_METHODS, password: false, wrong: () => unauthorized(`X-Auth-Confirm: a rat_ token for ${purpose} made with a passkey or TOTP (POST /v1/auth/reauth)`) }
-      : { purpose, wrong: () => unauthorized(`X-Auth-Confirm: the account password, or a rat_ token for ${purpose} (POST /v1/auth/reauth)`) });
+  private stepUp(em: EntityManager, user: AccountRow, confirm: string | undefined, purpose: 'security.passkey.register' | 'security.passkey.delete'): Promise<void> {
+    return confirmFactorChange(this.d.stepUp, em, user, confirm, purpose);
   }
 
   /** A counter that did not move forward: audited on the passkey's account, so its owner sees it. */

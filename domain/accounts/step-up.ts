@@ -20,16 +20,19 @@ export const REAUTH_TOKEN_TTL_SECONDS = 300;
 /** What a re-auth token may be spent on. */
 export const REAUTH_PURPOSES = [
   'account.delete', 'security.passkey.register', 'security.passkey.delete', 'security.mfa.disable',
-  'security.vault_passkey.disable', 'approval.decide', 'signing_key.export',
+  'security.vault_passkey.disable', 'approval.decide', 'signing_key.export', 'security.device.register',
 ] as const;
 export type ReauthPurpose = (typeof REAUTH_PURPOSES)[number];
 export const isReauthPurpose = (s: string): s is ReauthPurpose => (REAUTH_PURPOSES as readonly string[]).includes(s);
 
-/** How the user re-authenticated. `passkey` comes with passkey assertions. */
-export const REAUTH_METHODS = ['password', 'totp', 'recovery_code', 'passkey'] as const;
+/**
+ * How the user re-authenticated. `passkey` comes with passkey assertions; `device` with a mobile
+ * device's signed challenge (mobile-devices.ts), whose token is bound to one target.
+ */
+export const REAUTH_METHODS = ['password', 'totp', 'recovery_code', 'passkey', 'device'] as const;
 export type ReauthMethod = (typeof REAUTH_METHODS)[number];
 /** The methods that prove more than the password (a second factor). */
-export const SECOND_FACTOR_METHODS: readonly ReauthMethod[] = ['totp', 'recovery_code', 'passkey'];
+export const SECOND_FACTOR_METHODS: readonly ReauthMethod[] = ['totp', 'recovery_code', 'passkey', 'device'];
 
 export type StepUpDeps = { throttle: AttemptThrottle; passwords: PasswordCheck; pepper: KeyObject };
 
@@ -43,6 +46,11 @@ export type StepUpRule = {
   wrong: () => Problem;
   /** The answer for a bare password this action does not accept (default 403). */
   passwordRefused?: () => Problem;
+  /**
+   * What the action is done to, for tokens bound to a target (a mobile device's, for one
+   * approval): such a token is spent only here. Default: the user's own id (account actions).
+   */
+  target?: string;
 };
 
 /** How the step-up was made: the token's method, or `password` for the bare password. */
@@ -72,11 +80,13 @@ export class StepUp {
   private async spend(em: EntityManager, userId: string, token: string, rule: StepUpRule): Promise<ReauthMethod> {
     const digest = digestToken(this.d.pepper, token);
     const methods = rule.methods ?? REAUTH_METHODS;
-    const method = await spendReauthToken(em, digest, userId, rule.purpose, methods);
+    const target = rule.target ?? userId;
+    const method = await spendReauthToken(em, digest, userId, rule.purpose, methods, target);
     if (method) return method as ReauthMethod;
     const t = await reauthTokenState(em, digest);
     if (!t || t.user_id !== userId || t.used || t.expired) throw unauthorized('The re-auth token is invalid, used or expired: get a new one (POST /v1/auth/reauth)');
     if (t.purpose !== rule.purpose) throw forbidden(`This re-auth token is for ${t.purpose}, not ${rule.purpose}`);
+    if (t.target_id !== null && t.target_id !== target) throw forbidden(`This re-auth token was made for ${rule.purpose} on another target`);
     throw forbidden(`A re-auth token made with ${t.method} is not enough for ${rule.purpose}: re-authenticate with ${methods.join(' or ')}`);
   }
 }

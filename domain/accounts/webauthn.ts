@@ -32,7 +32,8 @@ export function challengeOf(clientDataJson: string): string | undefined {
 }
 
 export type Attestation = { credentialId: string; attestationObject: string; clientDataJson: string; transports: string[] };
-export type VerifiedCredential = { credentialId: string; publicKey: Uint8Array; counter: number };
+/** `attested`: the response carried an attestation statement (format other than `none`) and it verified. */
+export type VerifiedCredential = { credentialId: string; publicKey: Uint8Array; counter: number; attested: boolean };
 
 /** A new credential's attestation, or undefined when any check fails (the library's reason is not shown to clients). */
 export async function verifyAttestation(rp: RelyingParty, challenge: string, a: Attestation): Promise<VerifiedCredential | undefined> {
@@ -49,7 +50,7 @@ export async function verifyAttestation(rp: RelyingParty, challenge: string, a: 
     const c = r.registrationInfo.credential;
     // The credential id the client names must be the one the authenticator attested.
     if (c.id !== a.credentialId) return undefined;
-    return { credentialId: c.id, publicKey: c.publicKey, counter: c.counter };
+    return { credentialId: c.id, publicKey: c.publicKey, counter: c.counter, attested: r.registrationInfo.fmt !== 'none' };
   } catch {
     return undefined;
   }

@@ -5,7 +5,8 @@
 // approval past expires_at is shown as expired, and stored as expired (with its event) when
 // it is read by id or decided. Risk tier 2 and up needs a step-up (X-Auth-Confirm, reference
 // facts §11.1): tier 2 the password or a `rat_` token for `approval.decide`; tier 3 such a token
-// minted by TOTP (or, later, a passkey). A refused step-up decides nothing.
+// minted by TOTP, a passkey or a mobile device (whose token names this approval: issue 28 §6).
+// A refused step-up decides nothing.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
@@ -40,12 +41,12 @@ export type ApprovalListQuery = { status?: ApprovalStatus; limit: number; offset
 export type DecisionInput = { decision: ApprovalDecisionStatus; reason: string | null; confirm?: string };
 
 /** The step-up a risk tier asks for; none below tier 2. */
-function stepUpFor(tier: number): Omit<StepUpRule, 'wrong'> | null {
+function stepUpFor(tier: number, approvalId: string): Omit<StepUpRule, 'wrong'> | null {
   if (tier < 2) return null;
-  if (tier === 2) return { purpose: 'approval.decide' };
+  if (tier === 2) return { purpose: 'approval.decide', target: approvalId };
   return {
-    purpose: 'approval.decide', methods: ['totp', 'passkey'], password: false,
-    passwordRefused: () => forbidden('A risk tier 3 approval needs a rat_ token for approval.decide made with TOTP or a passkey, not the password'),
+    purpose: 'approval.decide', target: approvalId, methods: ['totp', 'passkey', 'device'], password: false,
+    passwordRefused: () => forbidden('A risk tier 3 approval needs a rat_ token for approval.decide made with TOTP, a passkey or a mobile device, not the password'),
   };
 }
 export type ApprovalStatusView = { status: ApprovalStatus; expires_at: Date | null };
@@ -105,7 +106,11 @@ export class ApprovalCommands {
     return { status: a.status, expires_at: a.expires_at };
   }
 
-  async decide(ctx: ActionContext, id: string, input: DecisionInput): Promise<ApprovalRow> {
+  /**
+   * The approval, if the caller may decide it now: a human, the addressee or an owner or admin,
+   * and it is pending. Also what a mobile device's step-up challenge may name (issue 28 §6).
+   */
+  async decidable(ctx: ActionContext, id: string): Promise<ApprovalRow> {
     const p = callerOf(ctx);
     if (p.type !== 'user') throw forbidden('Only a human can decide an approval');
     const em = this.d.db();
@@ -116,12 +121,19 @@ export class ApprovalCommands {
       if (role !== 'owner' && role !== 'admin') throw forbidden('Only the human this approval is addressed to, or an owner or admin, can decide it');
     }
     if (current.status !== 'pending') throw conflict(`Approval is ${current.status}, not pending`);
-    const rule = stepUpFor(current.risk_tier);
+    return current;
+  }
+
+  async decide(ctx: ActionContext, id: string, input: DecisionInput): Promise<ApprovalRow> {
+    const p = callerOf(ctx);
+    const em = this.d.db();
+    const current = await this.decidable(ctx, id);
+    const rule = stepUpFor(current.risk_tier, current.id);
     if (rule) {
       const tier = current.risk_tier;
       const wrong = () => new Problem(401, tier === 2
         ? `A risk tier 2 approval needs X-Auth-Confirm: your password, or a rat_ token for approval.decide`
-        : `A risk tier 3 approval needs X-Auth-Confirm: a rat_ token for approval.decide made with TOTP or a passkey`);
+        : `A risk tier 3 approval needs X-Auth-Confirm: a rat_ token for approval.decide made with TOTP, a passkey or a mobile device`);
       await this.d.stepUp.confirm(em, await loadAccount(em, p.id), input.confirm, { ...rule, wrong });
     }
     const decision: ApprovalDecision = { approvalId: current.id, decision: input.decision, reason: input.reason, decidedBy: p.id };

@@ -38,7 +38,7 @@ export async function startSecondApi(name: string, logDir: string, env: Record<s
  * A second api for one test file: started before its tests, stopped after them (its logs go with
  * it). Read `url` inside tests.
  */
-export function secondApiForFile(name: string, env: Record<string, string>): { readonly url: string } {
+export function secondApiForFile(name: string, env: Record<string, string>): { readonly url: string; readonly log: string } {
   let api: SecondApi | undefined;
   let logDir = '';
   beforeAll(async () => {
@@ -49,5 +49,5 @@ export function secondApiForFile(name: string, env: Record<string, string>): { r
     if (api) await stopGroup(api.child);
     if (logDir) fs.rmSync(logDir, { recursive: true, force: true });
   });
-  return { get url() { return api!.url; } };
+  return { get url() { return api!.url; }, get log() { return api!.log; } };
 }

@@ -44,12 +44,12 @@ export const approvalRoutes = [
   }),
   route({
     method: 'POST', path: '/v1/approvals/:id/decide', tag: 'Approvals', auth: 'principal',
-    summary: 'Approve or reject a pending approval (humans only: the addressee, an owner or an admin); an approval a run waits on resumes the run. Risk tier 2 needs X-Auth-Confirm (the password or a rat_ token for approval.decide), tier 3 a rat_ token for approval.decide made with TOTP',
+    summary: 'Approve or reject a pending approval (humans only: the addressee, an owner or an admin); an approval a run waits on resumes the run. Risk tier 2 needs X-Auth-Confirm (the password or a rat_ token for approval.decide), tier 3 a rat_ token for approval.decide made with TOTP, a passkey or a mobile device (POST /v1/auth/devices/{id}/challenge, then /attest)',
     params: approvalParams, body: decideApprovalBody,
     success: { status: 200, description: 'The decided approval', schema: ApprovalSchema },
     errors: {
       401: 'Risk tier 2 or 3 without the step-up it needs, a wrong password, or a used, expired or unknown rat_ token',
-      403: 'Not a human, or neither the addressee nor an owner or admin; or a rat_ token for another purpose, or (tier 3) a password or a token not made with TOTP',
+      403: 'Not a human, or neither the addressee nor an owner or admin; or a rat_ token for another purpose, or (tier 3) a password or a token not made with a second factor; or a token a mobile device made for another approval',
       404: 'Not found', 409: 'Not pending (decided or expired)',
       429: 'Too many wrong passwords for this account: wait Retry-After seconds',
     },

@@ -87,3 +87,33 @@ export const passkeyParams = z.object({ passkey_id: idParam });
 /** Re-authentication: the purpose and exactly one proof, the password, a TOTP or recovery code, or a passkey assertion. */
 export const reauthBody = z.object({ purpose: z.enum(REAUTH_PURPOSES), password: givenPassword.optional(), code: mfaCode.optional(), passkey: passkeyAssertionBody.optional() })
   .refine((b) => [b.password, b.code, b.passkey].filter((x) => x !== undefined).length === 1, { path: ['password'], message: 'send exactly one of password, code and passkey' });
+
+// Mobile devices (spec §4.3b; reference RegisterDeviceRequest, CreateDeviceChallengeRequest,
+// AttestDeviceChallengeRequest, RegisterPushTokenRequest). The device key comes as SPKI PEM
+// (`public_key_pem`) or as a WebAuthn registration over a register/begin challenge (`webauthn`).
+const pushToken = z.string().trim().min(1).max(4096);
+const pushPlatform = z.enum(['apns', 'fcm']);
+export const registerDeviceBody = z.object({
+  name: z.string().trim().min(1).max(100),
+  platform: z.enum(['ios', 'android']),
+  public_key_pem: z.string().min(1).max(16_384).optional(),
+  webauthn: passkeyRegisterBody.pick({ credential_id: true, attestation_object: true, client_data_json: true }).optional(),
+  /** Apple DeviceCheck / Android Play Integrity output: accepted, not verified (attestation_verified says so). */
+  attestation_blob: z.string().max(65_536).optional(),
+  push_token: pushToken.optional(),
+  /** Defaults from `platform`: apns for ios, fcm for android. */
+  push_platform: pushPlatform.optional(),
+}).refine((b) => (b.public_key_pem === undefined) !== (b.webauthn === undefined), { path: ['public_key_pem'], message: 'send exactly one of public_key_pem and webauthn' })
+  .refine((b) => b.push_platform === undefined || b.push_token !== undefined, { path: ['push_platform'], message: 'only with push_token' });
+export const deviceParams = z.object({ device_id: idParam });
+export const deviceChallengeBody = z.object({ action: z.enum(REAUTH_PURPOSES), target_id: z.string().trim().min(1).max(200) });
+/** A signature as base64 or base64url (ECDSA DER or raw r‖s, Ed25519, RSA). */
+const deviceSignature = z.string().min(1).max(1400).regex(/^[A-Za-z0-9+/_-]+={0,2}$/, { message: 'must be base64 or base64url' });
+export const deviceAttestBody = z.object({
+  challenge_nonce: z.string().min(1).max(128).optional(),
+  signature: deviceSignature,
+  authenticator_data: b64url(8192).optional(),
+  client_data_json: b64url(8192).optional(),
+}).refine((b) => (b.authenticator_data === undefined) === (b.client_data_json === undefined), { path: ['authenticator_data'], message: 'send authenticator_data and client_data_json together (a WebAuthn assertion)' })
+  .refine((b) => b.authenticator_data !== undefined || b.challenge_nonce !== undefined, { path: ['challenge_nonce'], message: 'required with a signature over it' });
+export const devicePushTokenBody = z.object({ token: pushToken, platform: pushPlatform });
