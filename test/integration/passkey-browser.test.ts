@@ -12,13 +12,16 @@
 // 127.0.0.1 would otherwise throttle this one's.
 import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type CDPSession, type Page } from 'playwright-core';
 import { call, signup, type Account } from '../helpers/api.ts';
 import { secondApiForFile } from '../helpers/second-api.ts';
 import { isProblem, newVault, putOk, secretUrl } from '../helpers/vault-fixtures.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
+/** Debian's chromium, else a `chromium` on PATH (what .ci/run accepts as installed). */
+const CHROMIUM = ['/usr/bin/chromium', ...(process.env.PATH ?? '').split(':').filter(Boolean).map((dir) => path.join(dir, 'chromium'))]
+  .find((file) => fs.existsSync(file));
 /** The client address the page server forwards (198.19.0.0/15 is for benchmarking; passkeys.test.ts counts up from 198.19.0.11). */
 const BROWSER_ADDRESS = '198.19.28.3';
 
@@ -132,8 +135,8 @@ const api = secondApiForFile('passkey-browser', () => ({
 }));
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: this test drives Debian's chromium. .ci/run installs it (as root: apt-get install chromium)`);
+  if (!CHROMIUM) {
+    throw new Error("No chromium at /usr/bin/chromium or on PATH: this test drives Debian's chromium. .ci/run installs it (as root: apt-get install chromium)");
   }
   // playwright-core gives the browser a fresh temporary profile (--user-data-dir) and adds --headless.
   // Without the background-networking flags Chromium calls Google hosts, which this network refuses.
