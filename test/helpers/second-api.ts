@@ -36,14 +36,15 @@ export async function startSecondApi(name: string, logDir: string, env: Record<s
 
 /**
  * A second api for one test file: started before its tests, stopped after them (its logs go with
- * it). Read `url` inside tests.
+ * it). Read `url` (and `log`, its log file) inside tests. `env` may be a function, called when the api starts: after the
+ * file's earlier beforeAll hooks, so it can name something they set up (a port, an origin).
  */
-export function secondApiForFile(name: string, env: Record<string, string>): { readonly url: string; readonly log: string } {
+export function secondApiForFile(name: string, env: Record<string, string> | (() => Record<string, string>)): { readonly url: string; readonly log: string } {
   let api: SecondApi | undefined;
   let logDir = '';
   beforeAll(async () => {
     logDir = fs.mkdtempSync(path.join(os.tmpdir(), `vault-${name}-api-`));
-    api = await startSecondApi(name, logDir, env);
+    api = await startSecondApi(name, logDir, typeof env === 'function' ? env() : env);
   }, 120_000);
   afterAll(async () => {
     if (api) await stopGroup(api.child);
