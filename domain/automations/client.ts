@@ -1,10 +1,11 @@
 // The automations area's Temporal client: the only place that starts run workflows, spells their
-// IDs and task queue, and reaches a running run with an Update (cancel, approval decisions).
+// IDs and task queue, cancels them (Temporal's workflow cancellation, so the UI shows a cancelled
+// run as Canceled) and reaches a running run with an Update (approval decisions).
 // Schedules (cron triggers) have their own client beside this one, schedule-client.ts.
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { automationRunWorkflow } from '../../workflows/automations/automation-run.ts';
-import { cancelRunUpdate, decideApprovalUpdate } from '../../workflows/automations/run-messages.ts';
-import type { ApprovalDecision, ApprovalOutcome, FinalStatus } from './engine/run-io.ts';
+import { decideApprovalUpdate } from '../../workflows/automations/run-messages.ts';
+import type { ApprovalDecision, ApprovalOutcome } from './engine/run-io.ts';
 import { startOnce } from '../temporal/start-workflow.ts';
 import { AUTOMATIONS_TASK_QUEUE, runMemo, runSearchAttributes, runWorkflowId, type RunStart } from './run-attributes.ts';
 import { runArgsFor, type RunInput } from './run-plan.ts';
@@ -41,14 +42,31 @@ export class AutomationsClient {
     });
   }
 
-  /** Waits for a run's workflow to end (one started cancelled ends at once). */
+  /**
+   * Waits for a run's workflow to end, however it ended (one started cancelled ends at once). A
+   * failed, timed-out or cancelled run's workflow ends failed or cancelled: that is an end too.
+   */
   async awaitEnd(runId: string): Promise<void> {
-    await this.temporal.workflow.getHandle(runWorkflowId(runId)).result();
+    try {
+      await this.temporal.workflow.getHandle(runWorkflowId(runId)).result();
+    } catch (e) {
+      if (!(e instanceof WorkflowFailedError)) throw e;
+    }
   }
 
-  /** Asks the run to stop; resolves once its final status is written. */
-  async cancelRun(runId: string, by: string): Promise<FinalStatus | NotApplied> {
-    return this.update(runId, () => this.temporal.workflow.getHandle(runWorkflowId(runId)).executeUpdate(cancelRunUpdate, { args: [{ by }] }));
+  /**
+   * Cancels the run's workflow and waits for it to end; its row then says how it ended (a run that
+   * finished first keeps its status). 'no_workflow' when it never started.
+   */
+  async cancelRun(runId: string): Promise<'ended' | 'no_workflow'> {
+    try {
+      await this.temporal.workflow.getHandle(runWorkflowId(runId)).cancel();
+    } catch (e) {
+      if (e instanceof WorkflowNotFoundError && !/already completed/i.test(e.message)) return 'no_workflow';
+      if (!(e instanceof WorkflowNotFoundError)) throw e;
+    }
+    await this.awaitEnd(runId);
+    return 'ended';
   }
 
   /** Hands a human's decision to the run waiting on the approval. */

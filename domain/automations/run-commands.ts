@@ -92,14 +92,14 @@ export class RunCommands {
     if (p.type !== 'user') throw forbidden('Only a human can cancel a run');
     const { a, run } = await this.visibleRun(p, automationId, runId);
     if (!OPEN_RUN_STATUSES.includes(run.status)) throw notCancellable(run);
-    const outcome = await this.d.client.cancelRun(run.id, p.id);
+    const outcome = await this.d.client.cancelRun(run.id);
     if (outcome === 'no_workflow') {
       // Its workflow never started (Temporal was unreachable at trigger time). Start it cancelled:
       // it records that end and nothing else, and a late start of the real run (the trigger's,
       // the sweeper's) finds the ID taken. If that late start won the race, cancel it instead.
       const start = this.runStart(a, run.id, run.trigger_source);
       if (await this.d.client.startRun(start, { cancelled: true })) await this.d.client.awaitEnd(run.id);
-      else await this.d.client.cancelRun(run.id, p.id);
+      else await this.d.client.cancelRun(run.id);
     }
     const after = (await findRunById(this.d.db(), run.id))!;
     if (after.status !== 'cancelled') throw notCancellable(after);

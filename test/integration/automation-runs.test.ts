@@ -47,6 +47,12 @@ async function automation(steps: unknown[], extra: Record<string, unknown> = {},
   return r.body;
 }
 
+/** How the run's workflow ended, as the Temporal UI shows it (its row is written just before it closes). */
+const workflowStatus = (runId: string) => eventually('the run\'s workflow to close', async () => {
+  const { name } = (await temporal.workflow.getHandle(runWorkflowId(runId)).describe()).status;
+  return name === 'RUNNING' ? undefined : name;
+});
+
 const trigger = (id: string, body?: unknown, headers?: Record<string, string>, token = owner.token) =>
   call('POST', `/v1/automations/${id}/trigger`, { token, body, headers });
 
@@ -80,6 +86,10 @@ describe('manual trigger', () => {
     expect(new Date(run.finished_at).getTime()).toBeGreaterThanOrEqual(new Date(run.started_at).getTime());
     const list = await call('GET', `/v1/automations/${a.id}/runs?limit=10`, { token: owner.token });
     expect(list.body.runs.map((r: any) => r.id)).toEqual([t.body.id]);
+    expect(await workflowStatus(t.body.id)).toBe('COMPLETED');
+    // Cancelling a run whose workflow has ended is harmless: it stays as it ended.
+    expect(await new AutomationsClient(temporal).cancelRun(t.body.id)).toBe('ended');
+    expect((await call('GET', `/v1/automations/${a.id}/runs/${t.body.id}`, { token: owner.token })).body.status).toBe('success');
   });
 
   test('the same Idempotency-Key names the same run: one run, one request', async () => {
@@ -222,6 +232,8 @@ describe('approvals and cancel', () => {
     await call('POST', `/v1/approvals/${approval.id}/decide`, { token: owner.token, body: { decision: 'rejected', reason: 'not today' } });
     const run = await ended(a.id, t.body.id, 'failed');
     expect(run.error).toBe('step 0 (approval_request): approval rejected: not today');
+    // The Temporal UI's badge says so too: the workflow failed, with the run's error.
+    expect(await workflowStatus(t.body.id)).toBe('FAILED');
   });
 
   test('cancel: humans only, while awaiting approval (its approval expires with it); a finished run → 409', async () => {
@@ -238,6 +250,7 @@ describe('approvals and cancel', () => {
     expect(again.body.detail).toMatch(/cancelled/);
     const approval = (await call('GET', '/v1/approvals', { token: owner.token })).body.approvals.find((x: any) => x.target_id === t.body.id);
     expect(approval.status).toBe('expired');
+    expect(await workflowStatus(t.body.id)).toBe('CANCELLED');
   });
 
   test('cancel of a run whose workflow never started: it ends cancelled, and a late start of it runs nothing', async () => {
@@ -272,6 +285,7 @@ describe('approvals and cancel', () => {
     expect(c.status).toBe(200);
     expect(c.body.status).toBe('cancelled');
     expect(c.body.step_results.map((s: any) => s.status)).toEqual(['cancelled']);
+    expect(await workflowStatus(t.body.id)).toBe('CANCELLED');
   });
 });
 

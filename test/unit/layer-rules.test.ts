@@ -27,7 +27,7 @@ const cases: [string, string, string, string | null][] = [
   ['the query builder stays in repositories', 'domain/vaults/x.ts', "import { query } from '../../db/query.ts';\nexport const x = query;", '@typescript-eslint/no-restricted-imports'],
   ['a repository holds its statements', 'domain/vaults/x-repository.ts', "import { query } from '../../db/query.ts';\nexport const x = query;\nexport const q = 'SELECT id FROM vaults WHERE org_id = $1';", null],
   ['a workflow may import a workflow-safe helper', 'workflows/automations/x.ts', "import { MAX_TEMPLATE_INPUT } from '../../domain/automations/engine/templates.ts';\nexport const x = MAX_TEMPLATE_INPUT;", null],
-  ['a domain client may import update definitions', 'domain/automations/x.ts', "import { cancelRunUpdate } from '../../workflows/automations/run-messages.ts';\nexport const x = cancelRunUpdate;", null],
+  ['a domain client may import update definitions', 'domain/automations/x.ts', "import { decideApprovalUpdate } from '../../workflows/automations/run-messages.ts';\nexport const x = decideApprovalUpdate;", null],
   ['api may import domain', 'api/routes/x.ts', "import { notFound } from '../../domain/errors.ts';\nexport const x = notFound;", null],
 ];
 

@@ -1,6 +1,6 @@
 // The run's running-time budget (`timeoutSeconds`, 300 s by default), measured by a timer here.
 // Time spent waiting for a human's decision does not count: the approval's own expiry bounds it.
-import { condition } from '@temporalio/workflow';
+import { condition, isCancellation } from '@temporalio/workflow';
 
 export class RunClock {
   private usedMs = 0;
@@ -11,11 +11,16 @@ export class RunClock {
   /** Starts counting now; `onTimeout` runs once the budget is spent. */
   constructor(timeoutSeconds: number, onTimeout: () => void) {
     this.watchdog = (async () => {
-      while (!this.done) {
-        if (this.since === null) { await condition(() => this.since !== null || this.done); continue; }
-        const left = timeoutSeconds * 1000 - this.usedMs - (Date.now() - this.since);
-        if (left <= 0) { onTimeout(); return; }
-        await condition(() => this.since === null || this.done, left);
+      try {
+        while (!this.done) {
+          if (this.since === null) { await condition(() => this.since !== null || this.done); continue; }
+          const left = timeoutSeconds * 1000 - this.usedMs - (Date.now() - this.since);
+          if (left <= 0) { onTimeout(); return; }
+          await condition(() => this.since === null || this.done, left);
+        }
+      } catch (e) {
+        // The workflow was cancelled (a human cancelled the run): nothing left to time.
+        if (!isCancellation(e)) throw e;
       }
     })();
   }

@@ -1,6 +1,9 @@
-// How a run ends: its final status from how its steps ended, and the record written for it, with
-// every secret value the run read masked (get_secret outputs lose their value altogether).
-import { isCancellation } from '@temporalio/workflow';
+// How a run ends: its final status from how its steps ended, the record written for it, with
+// every secret value the run read masked (get_secret outputs lose their value altogether), and how
+// the workflow itself then ends — the way the run did, so the Temporal UI's status badge and its
+// ExecutionStatus filter tell the truth: success completes; failed and timed_out fail the workflow
+// (non-retryable, the redacted error as message); cancelled ends it cancelled.
+import { ApplicationFailure, isCancellation } from '@temporalio/workflow';
 import type { FinalStatus, RunEndInput, StepResult } from '../../domain/automations/engine/run-io.ts';
 import { REDACTED, redact } from '../../domain/automations/engine/redaction.ts';
 import { runCostCents } from '../../domain/ai/run-usage.ts';
@@ -8,6 +11,11 @@ import type { RunState } from './run-state.ts';
 import { messageOf } from './step-failure.ts';
 
 export type StepsOutcome = { status: FinalStatus; error: string | null };
+export type AutomationRunResult = { status: FinalStatus; error: string | null };
+
+/** The failure types a run's workflow fails with: the run's status, for whoever reads the workflow. */
+export const RUN_FAILED = 'AutomationRunFailed';
+export const RUN_TIMED_OUT = 'AutomationRunTimedOut';
 
 /** `failure`: what the steps threw, or null when they all ran. */
 export function outcomeOf(run: RunState, failure: { thrown: unknown } | null, timeoutSeconds: number): StepsOutcome {
@@ -34,4 +42,16 @@ function redactOutputs(results: StepResult[], secrets: string[]): StepResult[] {
     ...(r.steps ? { steps: redactOutputs(r.steps, secrets) } : {}),
   }));
   return redact(masked, secrets) as StepResult[];
+}
+
+/**
+ * What the workflow answers once the run's end is written: the result for a successful run;
+ * otherwise it throws. `cancellation` is the workflow's own cancellation, rethrown so the workflow
+ * ends cancelled (the SDK does so only while a cancel request is in).
+ */
+export function endWorkflow(status: FinalStatus, error: string | null, cancellation: unknown): AutomationRunResult {
+  if (status === 'success') return { status, error };
+  if (status === 'cancelled' && cancellation !== null) throw cancellation;
+  if (status === 'cancelled') return { status, error };
+  throw ApplicationFailure.create({ message: error ?? status, type: status === 'timed_out' ? RUN_TIMED_OUT : RUN_FAILED, nonRetryable: true });
 }

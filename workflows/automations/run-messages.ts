@@ -1,11 +1,10 @@
-// The messages a running automation run accepts, shared by the workflow and the api's client.
+// The messages a running automation run accepts, shared by the workflow and the api's client. A
+// cancel is Temporal's own workflow cancellation (the run then ends Canceled in the UI), not a message.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { ApprovalDecision, ApprovalOutcome, FinalStatus } from '../../domain/automations/engine/run-io.ts';
 
 export type RunView = { status: 'running' | 'awaiting_approval' | FinalStatus | 'gone'; step: number | null; approvalId: string | null };
 
-/** Human-only (checked by the api): stop the run; answers its final status once written. */
-export const cancelRunUpdate = defineUpdate<FinalStatus, [{ by: string }]>('cancelRun');
 /** A human decided the approval the run waits on; answers the approval's outcome (null: it was no longer pending). */
 export const decideApprovalUpdate = defineUpdate<ApprovalOutcome | null, [ApprovalDecision]>('decideApproval');
 export const runViewQuery = defineQuery<RunView>('runView');

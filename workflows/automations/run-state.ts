@@ -9,15 +9,15 @@ import type { RunView } from './run-messages.ts';
 
 export class RunState {
   view: RunView = { status: 'running', step: null, approvalId: null };
-  /** Why the steps' scope was cancelled, if it was. */
-  ending: 'timeout' | 'cancel' | null = null;
-  /** Set once the steps are over: no more cancels or decisions are accepted. */
+  /** Set when the run's time ran out and its steps were stopped for it. */
+  ending: 'timeout' | null = null;
+  /** Set once the steps are over: no more decisions are accepted. */
   closing = false;
-  /** The status written at the end; a cancel Update waits for it. */
+  /** The status written at the end. */
   finalStatus: FinalStatus | null = null;
   /** A human's decision on the approval the run waits on. */
   decision: ApprovalOutcome | null = null;
-  /** Every step runs in this scope: cancelling it ends the run's steps. */
+  /** Every step runs in this scope: the time-out cancels it, and so does the workflow's cancellation (its parent). */
   readonly steps = new CancellationScope();
   readonly secrets: string[] = [];
   readonly results: StepResult[] = [];
@@ -35,9 +35,9 @@ export class RunState {
     this.spend.cents += s.cents;
   }
 
-  /** Ends the steps now: a cancel request or the time-out (the first one wins). */
-  stop(why: 'timeout' | 'cancel'): void {
-    this.ending ??= why;
+  /** Ends the steps now: the run's time is up. */
+  timeOut(): void {
+    this.ending ??= 'timeout';
     this.steps.cancel();
   }
 }
