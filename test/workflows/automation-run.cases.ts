@@ -14,6 +14,7 @@ import type { Step } from '../../domain/automations/spec/step-types.ts';
 import type { ApprovalOutcome, AutomationRunArgs, RunEndInput } from '../../domain/automations/engine/run-io.ts';
 import { freshQueue, withWorker, until, type Harness } from './harness.ts';
 import { DISCLOSING_STEPS } from '../../domain/automations/engine/redaction.ts';
+import { AUTOMATIONS_TASK_QUEUE, runWorkflowId, type RunStart } from '../../domain/automations/run-attributes.ts';
 
 type Fake = {
   activities: AutomationActivities;
@@ -224,6 +225,24 @@ export function automationRunTests(h: () => Harness): void {
       expect(fake.approvals).toEqual([]);
       expect(JSON.stringify(fake.ends)).not.toContain('s3cr3t-value');
     }
+  });
+
+  test("a cron tick whose run fails completes: the run's own workflow is the one that failed", async () => {
+    const fake = fakeActivities([step('http', { url: 'https://x.test' })], { http: new Error('request failed (refused): not allowed') });
+    const runId = randomUUID();
+    const start: RunStart = { runId, orgId: 'o', automationId: 'x', agentId: 'a', triggerType: 'cron', automationName: 'nightly', timeoutSeconds: 30 };
+    const args: AutomationRunArgs = { runId, timeoutSeconds: 30, actor: { runId, orgId: 'o', agentId: 'a', automationId: 'x' }, steps: fake.steps, context: {} };
+    const activities = { ...fake.activities, startScheduledRun: async () => ({ start, args }) };
+    // The tick starts its run as a child on the automations queue: this test alone uses it here.
+    await withWorker(h(), AUTOMATIONS_TASK_QUEUE, activities, async () => {
+      const tick = await h().env.client.workflow.start('automationScheduleTickWorkflow', {
+        taskQueue: AUTOMATIONS_TASK_QUEUE, workflowId: `test-automation-tick:${randomUUID()}`, args: ['x'],
+      });
+      expect(await tick.result()).toBe(runId);
+      expect((await tick.describe()).status.name).toBe('COMPLETED');
+      expect((await h().env.client.workflow.getHandle(runWorkflowId(runId)).describe()).status.name).toBe('FAILED');
+    });
+    expect(fake.ends.map((e) => e.status)).toEqual(['failed']);
   });
 
   test('a run started cancelled (cancelled before its workflow existed) records that end and runs no step', async () => {

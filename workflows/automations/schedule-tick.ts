@@ -1,8 +1,9 @@
 // What an automation's Temporal Schedule starts at each cron time: the run record (an activity),
 // then the run itself as a child workflow `automation-run:<run id>`, waited for, so the
 // schedule's overlap policy (SKIP: a tick while the previous run is still going is skipped)
-// covers the whole run, approval waits included.
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+// covers the whole run, approval waits included. A run that fails or is cancelled fails or cancels
+// its own workflow; the tick that started it still did its job and completes.
+import { ChildWorkflowFailure, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ParentClosePolicy, executeChild, proxyActivities } from '@temporalio/workflow';
 import type { AutomationActivities } from '../../activities/automations.ts';
 import { AUTOMATIONS_TASK_QUEUE, runMemo, runSearchAttributes, runWorkflowId } from '../../domain/automations/run-attributes.ts';
@@ -25,6 +26,8 @@ export async function automationScheduleTickWorkflow(automationId: string): Prom
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
   } catch (e) {
+    // The run ended failed, timed out or cancelled: its own workflow and row say so.
+    if (e instanceof ChildWorkflowFailure) return s.start.runId;
     // The sweeper started this run first (the tick was late): it runs either way.
     if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
   }
