@@ -4,7 +4,8 @@
 // e-mail through the mail outbox. A step that fails for a reason of its own (refused, denied, a
 // bad parameter after templates) throws a non-retryable StepFailed with a message the run
 // record can show; errors of the infrastructure propagate and are retried where the step is safe
-// to repeat.
+// to repeat. Whatever it throws, the run's secret values are masked in it first
+// (step-error-redaction.ts): a failure is recorded in Temporal history and the worker's log.
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OutboundClient, OutboundResponse } from '../net/outbound/client.ts';
@@ -21,6 +22,7 @@ import { IntentStepError, type IntentSteps } from './intent-steps.ts';
 import type { Charset } from '../secrets/secret-generator.ts';
 import { executeResponse, type BindingExecutor } from '../bindings/binding-executor.ts';
 import type { AiGenerateStep } from './ai-step.ts';
+import { redactStepError } from './step-error-redaction.ts';
 
 /** The start of a response body kept as the step's output; longer answers are cut there. */
 const KEPT_RESPONSE_BYTES = 64 * 1024;
@@ -54,8 +56,18 @@ export class StepRunner {
     this.d = deps;
   }
 
-  /** `call`: the step's place in the run (idempotency keys) and the secret values `raw` holds (masked where the step records). */
+  /** `call`: the step's place in the run (idempotency keys) and the run's secret values (masked where the step records, and in its errors). */
   async run(actor: RunActor, type: StepType, raw: Params, call: StepCall = { key: '', known: [] }): Promise<unknown> {
+    try {
+      return await this.checkAndRun(actor, type, raw, call);
+    } catch (e) {
+      // The value a put_secret writes is a secret too, though no get_secret read it.
+      const written = type === 'put_secret' && typeof raw.value === 'string' ? [raw.value] : [];
+      throw redactStepError(e, [...(call.secrets ?? []), ...call.known, ...written]);
+    }
+  }
+
+  private async checkAndRun(actor: RunActor, type: StepType, raw: Params, call: StepCall): Promise<unknown> {
     let p: Params;
     try {
       p = checkStepParams(type, raw, 'run');

@@ -1,9 +1,11 @@
 // Temporal history never holds plaintext: every payload (workflow and activity arguments, results,
 // signals, memos, failures' details) is sealed with AES-256-GCM before it leaves the process. The
 // whole Payload (metadata and data) is serialized and encrypted, so not even its encoding shows.
-// Client and Worker use the same codec (temporalDataConverter); the codec endpoint
+// Failures' messages and stack traces go into a payload too (failure-converter.ts), so they are
+// sealed alike. Client and Worker use the same codec (temporalDataConverter); the codec endpoint
 // (api/routes/admin/temporal-codec.ts) runs it for platform operators in the Temporal UI and CLI.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, type KeyObject } from 'node:crypto';
+import path from 'node:path';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 
@@ -86,7 +88,13 @@ export class EncryptionCodec implements PayloadCodec {
 
 export const isEncrypted = (p: Payload) => text(p.metadata?.encoding) === ENCRYPTED_ENCODING;
 
+/**
+ * The module the SDK loads for failures (failure-converter.ts). The workflow bundle must be built
+ * with it too (workers/worker-options.ts), or workflows' own failures would be stored in clear.
+ */
+export const FAILURE_CONVERTER_PATH = path.join(import.meta.dirname, 'failure-converter.ts');
+
 /** For Client and Worker alike: `new Client({ dataConverter })`, `Worker.create({ dataConverter })`. */
 export function temporalDataConverter(key: KeyObject): DataConverter {
-  return { payloadCodecs: [new EncryptionCodec(key)] };
+  return { payloadCodecs: [new EncryptionCodec(key)], failureConverterPath: FAILURE_CONVERTER_PATH };
 }

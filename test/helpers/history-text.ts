@@ -1,6 +1,8 @@
 // A workflow's history as text, to search it for what must never be there (keys, handles, values):
 // once as Temporal stores it (payloads sealed by the stack's codec) and once with every payload
-// decoded, so a secret passed as a workflow or activity argument would be found either way.
+// decoded, so a secret passed as a workflow or activity argument would be found either way. Failures
+// (a failed activity, a failed workflow) are listed apart, their text decoded: the failure
+// converter stores their message and stack trace as an encrypted payload.
 import proto from '@temporalio/proto';
 import { Connection, Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
@@ -8,7 +10,9 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { EncryptionCodec } from '../../domain/temporal/payload-codec.ts';
 import { stackCodecKey } from './temporal-client.ts';
 
-export type HistoryText = { status: string; stored: string; decoded: string };
+/** `failures`: each failure's message and stack trace as the codec decodes them (or as stored, if not encoded). */
+export type HistoryText = { status: string; stored: string; decoded: string; failures: FailureText[] };
+export type FailureText = { stored: { message: string; stackTrace: string }; message: string; stackTrace: string };
 
 export async function historyText(workflowId: string, opts: { address?: string; namespace?: string; dataDir?: string } = {}): Promise<HistoryText> {
   const connection = await Connection.connect({ address: opts.address ?? process.env.TEST_TEMPORAL_ADDRESS! });
@@ -21,6 +25,7 @@ export async function historyText(workflowId: string, opts: { address?: string; 
     const status = String(proto.temporal.api.enums.v1.WorkflowExecutionStatus[code]).replace(/^WORKFLOW_EXECUTION_STATUS_/, '');
     const history = await handle.fetchHistory();
     const payloads: Payload[] = [];
+    const failures: proto.temporal.api.failure.v1.IFailure[] = [];
     const collect = (node: unknown): void => {
       if (!node || typeof node !== 'object' || ArrayBuffer.isView(node)) return;
       const o = node as Record<string, unknown>;
@@ -28,14 +33,27 @@ export async function historyText(workflowId: string, opts: { address?: string; 
         payloads.push(o as Payload);
         return;
       }
+      if (typeof o.source === 'string' && 'message' in o && 'stackTrace' in o) failures.push(o); // a Failure (its causes are walked too)
       for (const v of Object.values(o)) collect(v);
     };
     collect(history.events);
-    const decoded = await new EncryptionCodec(stackCodecKey(opts.dataDir)).decode(payloads);
-    return { status, stored: historyToJSON(history), decoded: JSON.stringify(decoded.map((p) => defaultPayloadConverter.fromPayload(p))) };
+    const codec = new EncryptionCodec(stackCodecKey(opts.dataDir));
+    const decoded = await codec.decode(payloads);
+    return {
+      status, stored: historyToJSON(history), decoded: JSON.stringify(decoded.map((p) => defaultPayloadConverter.fromPayload(p))),
+      failures: await Promise.all(failures.map((f) => failureText(f, codec))),
+    };
   } finally {
     await connection.close();
   }
+}
+
+async function failureText(f: proto.temporal.api.failure.v1.IFailure, codec: EncryptionCodec): Promise<FailureText> {
+  const stored = { message: f.message ?? '', stackTrace: f.stackTrace ?? '' };
+  if (!f.encodedAttributes) return { stored, ...stored };
+  const [plain] = await codec.decode([f.encodedAttributes as Payload]);
+  const attrs = defaultPayloadConverter.fromPayload<{ message?: string; stack_trace?: string }>(plain!);
+  return { stored, message: attrs.message ?? '', stackTrace: attrs.stack_trace ?? '' };
 }
 
 /** How activities were retried in a workflow's history (an attempt > 1 carries the previous attempt's failure), for a test's report. */

@@ -1,6 +1,7 @@
 import { createSecretKey, randomBytes } from 'node:crypto';
 import type { Payload } from '@temporalio/common';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import { decodeFailure, encodeErrorToFailure, loadDataConverter } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import { EncryptionCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA, PayloadDecryptionError, temporalDataConverter } from '../../domain/temporal/payload-codec.ts';
 import { deriveKey } from '../../domain/crypto/root-key.ts';
 
@@ -84,5 +85,23 @@ describe('Temporal payload codec', () => {
     expect(new EncryptionCodec(createSecretKey(deriveKey(root, 'temporal-payload-codec'))).keyId).toBe(codec.keyId);
     expect(codec.keyId).toMatch(/^[0-9a-f]{16}$/);
     expect(() => new EncryptionCodec(createSecretKey(randomBytes(16)))).toThrow(/32-byte/);
+  });
+
+  test('failures keep their message and stack trace in a payload the codec seals; a client with the codec reads them back', async () => {
+    // Loaded as the SDK loads it in workers and clients (the module at failureConverterPath).
+    const dc = loadDataConverter(temporalDataConverter(key));
+    const err = ApplicationFailure.create({ message: `upstream said: ${SECRET}`, type: 'StepFailed', nonRetryable: true, cause: new Error(`because ${SECRET}`) });
+    const failure = await encodeErrorToFailure(dc, err);
+    expect(failure.message).toBe('Encoded failure');
+    expect(failure.stackTrace).toBe('');
+    expect(failure.cause?.message).toBe('Encoded failure');
+    expect(str(failure.encodedAttributes?.metadata?.encoding)).toBe(ENCRYPTED_ENCODING);
+    expect(Buffer.from(JSON.stringify(failure)).includes(Buffer.from(SECRET))).toBe(false);
+    const back = dc.failureConverter.failureToError(await decodeFailure(dc.payloadCodecs, failure), dc.payloadConverter);
+    expect(back).toBeInstanceOf(ApplicationFailure);
+    expect(back.message).toBe(`upstream said: ${SECRET}`);
+    expect(back.stack).toContain(`upstream said: ${SECRET}`);
+    expect((back as ApplicationFailure).type).toBe('StepFailed');
+    expect((back.cause as Error).message).toBe(`because ${SECRET}`);
   });
 });

@@ -7,7 +7,7 @@ import type { Step, TemplateScope } from '../../domain/automations/spec/step-typ
 import type { AutomationRunArgs, StepResult } from '../../domain/automations/engine/run-io.ts';
 import { resolveTemplates } from '../../domain/automations/engine/templates.ts';
 import { evaluateCondition, shouldRunStep } from '../../domain/automations/engine/conditions.ts';
-import { DISCLOSING_STEPS, secretsIn } from '../../domain/automations/engine/redaction.ts';
+import { DISCLOSING_STEPS, redact, secretsIn } from '../../domain/automations/engine/redaction.ts';
 import { spendOfFailure, spendOfOutput } from '../../domain/ai/run-usage.ts';
 import type { RunProxies } from './run-activities.ts';
 import type { RunClock } from './run-clock.ts';
@@ -70,7 +70,8 @@ export class StepDispatch {
       } catch (e) {
         if (isCancellation(e)) { entry.status = 'cancelled'; throw e; }
         entry.status = 'failed';
-        entry.error = messageOf(e);
+        // Redacted before it is thrown on: the step's error becomes the run's (and the workflow's).
+        entry.error = redact(messageOf(e), run.secrets) as string;
         throw new StepFailure(topLevel ? `step ${i} (${step.type}${step.name ? ` "${step.name}"` : ''}): ${entry.error}` : `${step.type}: ${entry.error}`);
       } finally {
         entry.finished_at = new Date().toISOString();
@@ -110,7 +111,7 @@ export class StepDispatch {
       default: {
         let output: unknown;
         try {
-          output = await this.proxies.forStep[step.type].runStep(this.plan.actor, step.type, params, { key, known });
+          output = await this.proxies.forStep[step.type].runStep(this.plan.actor, step.type, params, { key, known, secrets: [...run.secrets] });
         } catch (e) {
           if (step.type === 'ai_generate') run.addSpend(spendOfFailure(e)); // a refusal is billed too
           throw e;

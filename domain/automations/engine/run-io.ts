@@ -45,8 +45,11 @@ export type StepResult = {
  * `3.if_true.0` in a branch), the same on every attempt, so what the step writes or sends can be
  * made idempotent per run and step (an approval's id, an http step's Idempotency-Key). `known`:
  * the run's secret values that the parameters hold, masked in what the step records elsewhere.
+ * `secrets`: every secret value the run has read so far, masked in whatever error the step
+ * throws (an answer can quote a value the parameters no longer hold); absent from runs started
+ * before it existed.
  */
-export type StepCall = { key: string; known: string[] };
+export type StepCall = { key: string; known: string[]; secrets?: string[] };
 
 /** The Idempotency-Key an http step sends: the same for every attempt of that step of that run. */
 export const stepIdempotencyKey = (runId: string, key: string) => `${runId}:${key}`;
