@@ -5,7 +5,14 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
+import type { SearchAttributeType } from '@temporalio/common';
 import { freePort } from '../db/free-port.ts';
+import { VAULT_SEARCH_ATTRIBUTES } from '../domain/temporal/search-attribute-keys.ts';
+
+/** How `temporal server start-dev --search-attribute` spells each type. */
+const CLI_TYPE: Record<SearchAttributeType, string> = {
+  TEXT: 'Text', KEYWORD: 'Keyword', INT: 'Int', DOUBLE: 'Double', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList',
+};
 
 const CLI_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
 
@@ -59,7 +66,12 @@ export async function startTemporalDevServer(cli: string, dataDir: string, opts:
   // an OS crash may lose the last ones) and workflow starts run about 2.5× faster than with the
   // default rollback journal, which syncs the disk on every commit.
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, '--log-level', 'error',
-    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'];
+    '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal',
+    // The CLI turns this on for dev servers (not meant for production): every read of a workflow's
+    // search attributes re-reads them from SQLite, on its one connection, several times per run.
+    // Off, the server caches them; so they are registered here, at start, not later by the worker.
+    '--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false',
+    ...VAULT_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=${CLI_TYPE[k.type]}`])];
   let uiUrl: string | null = null;
   if (opts.ui) {
     const uiPort = await uiPortToUse(opts.uiPort, log);
