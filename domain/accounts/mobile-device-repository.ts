@@ -5,6 +5,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type Selectable } from 'kysely';
 import { query, withOrmErrors } from '../../db/query.ts';
 import type { Database } from '../../db/entities/index.ts';
+import { isUuid } from '../ids.ts';
 
 type Row<T extends keyof Database> = Selectable<Database[T]>;
 
@@ -43,19 +44,22 @@ export async function countDevices(em: EntityManager, userId: string): Promise<n
   return r.n;
 }
 
-/** One of the user's devices, with its key; undefined when it is not theirs or gone. */
-export function deviceOf(em: EntityManager, userId: string, deviceId: string): Promise<StoredDevice | undefined> {
+/** One of the user's devices, with its key; undefined when it is not theirs, gone or not an id. */
+export async function deviceOf(em: EntityManager, userId: string, deviceId: string): Promise<StoredDevice | undefined> {
+  if (!isUuid(deviceId)) return undefined;
   return query(em).selectFrom('mobile_devices')
     .select([...LISTED, 'user_id', 'public_key_pem', 'credential_id', 'credential_public_key', 'sign_count', 'push_token', 'push_platform'])
     .where('id', '=', deviceId).where('user_id', '=', userId).executeTakeFirst();
 }
 
 export async function deleteDevice(em: EntityManager, userId: string, deviceId: string): Promise<boolean> {
+  if (!isUuid(deviceId)) return false;
   const row = await query(em).deleteFrom('mobile_devices').where('id', '=', deviceId).where('user_id', '=', userId).returning('id').executeTakeFirst();
   return row !== undefined;
 }
 
 export async function setPushToken(em: EntityManager, userId: string, deviceId: string, token: string, platform: 'apns' | 'fcm'): Promise<boolean> {
+  if (!isUuid(deviceId)) return false;
   const row = await query(em).updateTable('mobile_devices').set({ push_token: token, push_platform: platform })
     .where('id', '=', deviceId).where('user_id', '=', userId).returning('id').executeTakeFirst();
   return row !== undefined;

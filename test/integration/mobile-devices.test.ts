@@ -105,6 +105,11 @@ describe('registering and managing devices', () => {
     expect(del.status).toBe(204);
     expect((await call('GET', '/v1/auth/devices', { token: a.token })).body).toEqual({ devices: [] });
     isProblem(await call('DELETE', `/v1/auth/devices/${p.id}`, { token: a.token }), 404);
+    // Not an id at all: 404 too, on every device route.
+    isProblem(await call('DELETE', '/v1/auth/devices/%25', { token: a.token }), 404);
+    isProblem(await challenge(a, 'not-a-uuid', 'account.delete', a.userId), 404);
+    isProblem(await attest(a, 'not-a-uuid', { challenge_nonce: 'x', signature: 'AAAA' }), 404);
+    isProblem(await call('POST', '/v1/auth/devices/not-a-uuid/push-token', { token: a.token, body: { token: 't', platform: 'fcm' } }), 404);
     expect(await auditFor(a, 'device.registered', p.id)).toHaveLength(1);
     expect(await auditFor(a, 'device.revoked', p.id)).toHaveLength(1);
   });
@@ -235,6 +240,7 @@ describe('step-up for an approval', () => {
     const { owner, ask } = await withApprovals('dev-targets');
     const p = await registerPhone(owner);
     isProblem(await challenge(owner, p.id, 'approval.decide', '00000000-0000-4000-8000-000000000000'), 404);
+    isProblem(await challenge(owner, p.id, 'approval.decide', 'not-an-approval-id'), 404);
     const id = await ask();
     expect((await decide(owner, id, await stepUp(owner, p, 'approval.decide', id))).status).toBe(200);
     isProblem(await challenge(owner, p.id, 'approval.decide', id), 409);
