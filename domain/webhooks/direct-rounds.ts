@@ -1,10 +1,11 @@
 // The leading edge of webhook delivery: round 1 of a small batch sent from the dispatcher's own
 // process the moment its events are dispatched, instead of through the batch's Temporal workflow.
-// Through Temporal, a delivery waits for the workflow's start, its first workflow task and its
-// activity task, each a hop through Temporal's task queues (the dev server's history shard reads
-// its task queue at most 20 times a second: ~40 ms a hop at low load). Only while few rounds are
-// in flight here: a burst, or slow receivers, fill the slots, and the next batches go to their
-// workflows as before (the dispatcher's passes batch whatever arrived meanwhile).
+// Through Temporal, a delivery waits for the workflow's start, then its first workflow task and
+// its activity task, each handed to the task queue by the history shard's transfer-queue reader,
+// which reads at most 20 times a second (history.transferProcessorMaxPollRPS; the dev server has
+// one shard): ~40 ms a hop at low load, measured from the workflow's history. Only while few
+// rounds are in flight here: a burst, or slow receivers, fill the slots, and the next batches go
+// to their workflows as before (the dispatcher's passes batch whatever arrived meanwhile).
 //
 // Crash safety stays with the rows: a batch taken here has its id and deliveries committed, and
 // each attempt is recorded before its request leaves (WebhookSender.round). A round that leaves
