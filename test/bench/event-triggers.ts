@@ -4,7 +4,9 @@
 // receiver, so "run started" is seen from outside: the run's request arriving.
 //   write sent → 201 answered; → the run's row inserted (its started_at, server clock; the
 //   bench and the server share a clock when the bench starts the server); → the run's first
-//   step received. On an enterprise-tier organization (no monthly run cap), after warm-up runs.
+//   step received. On an enterprise-tier organization (no monthly run cap), after warm-up runs;
+//   once with no webhook, once with a webhook subscribed to the same event (the outbox dispatches
+//   the event to both subscribers).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -51,7 +53,40 @@ async function startReceiver(): Promise<Receiver> {
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
-/** The event-trigger table (markdown). Needs the stack's database (the org's tier, run rows). */
+type Setup = { baseUrl: string; token: string; vaultId: string; agentId: string; db: pg.Pool; receiver: Receiver };
+type Samples = { answered: number[]; inserted: number[]; stepped: number[] };
+
+/** WARMUP + SAMPLES writes of one path, each waiting for the run its secret.updated starts. */
+async function measure(s: Setup): Promise<Samples> {
+  const automation = await api(s.baseUrl, 'POST', '/v1/automations', s.token, {
+    name: `bench-event-${randomBytes(3).toString('hex')}`, agent_id: s.agentId, trigger_type: 'event', event_filter: { event_type: 'secret.updated' },
+    workflow_spec: { steps: [{ type: 'http', url: s.receiver.url, method: 'POST', body: { key: '{{_event.payload.path}}@{{_event.payload.version}}' } }] },
+  });
+  const path = `bench-event-${randomBytes(4).toString('hex')}`;
+  await api(s.baseUrl, 'PUT', `/v1/vaults/${s.vaultId}/secrets/${path}`, s.token, { value: 'created' }); // secret.created: no run
+  const out: Samples = { answered: [], inserted: [], stepped: [] };
+  for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    const sent = Date.now();
+    const written = await api(s.baseUrl, 'PUT', `/v1/vaults/${s.vaultId}/secrets/${path}`, s.token, { value: `x${i}` });
+    const answeredAt = Date.now();
+    const arrived = await s.receiver.waitFor(`${path}@${written.version}`);
+    if (i < WARMUP) continue;
+    out.answered.push(answeredAt - sent);
+    out.stepped.push(arrived - sent);
+    const row = await s.db.query<{ at: number }>(
+      `SELECT (extract(epoch FROM started_at) * 1000)::float8 AS at FROM automation_runs
+       WHERE automation_id = $1 AND context->'_event'->'payload'->>'version' = $2`, [automation.id, String(written.version)]);
+    if (row.rows[0]) out.inserted.push(row.rows[0].at - sent);
+  }
+  await api(s.baseUrl, 'DELETE', `/v1/automations/${automation.id}`, s.token);
+  return out;
+}
+
+/**
+ * The event-trigger table (markdown): the organization alone, then with a webhook subscribed to
+ * the same event (its delivery is dispatched beside the run). Needs the stack's database (the
+ * organization's tier, run rows).
+ */
 export async function benchEventTriggers(baseUrl: string, databaseUrl: string | undefined, log: (m: string) => void): Promise<string> {
   if (!databaseUrl) return 'Event-trigger table skipped: it reads run rows from Postgres; with BENCH_URL, set BENCH_DATABASE_URL too.';
   const db = new pg.Pool({ connectionString: databaseUrl, max: 1 });
@@ -63,40 +98,26 @@ export async function benchEventTriggers(baseUrl: string, databaseUrl: string | 
     await db.query("UPDATE organizations SET billing_tier = 'enterprise' WHERE id = $1", [orgId]); // no monthly run cap
     const agentId = (await api(baseUrl, 'POST', '/v1/agents', token, { name: 'bench-event-agent' })).agent_id as string;
     const vaultId = (await api(baseUrl, 'POST', '/v1/vaults', token, { name: 'bench-event' })).id as string;
-    const automation = await api(baseUrl, 'POST', '/v1/automations', token, {
-      name: `bench-event-${randomBytes(3).toString('hex')}`, agent_id: agentId, trigger_type: 'event', event_filter: { event_type: 'secret.updated' },
-      workflow_spec: { steps: [{ type: 'http', url: receiver.url, method: 'POST', body: { key: '{{_event.payload.version}}' } }] },
-    });
-    const path = `bench-event-${randomBytes(4).toString('hex')}`;
-    await api(baseUrl, 'PUT', `/v1/vaults/${vaultId}/secrets/${path}`, token, { value: 'created' }); // secret.created: no run
+    const s: Setup = { baseUrl, token, vaultId, agentId, db, receiver };
     log(`event triggers: ${WARMUP} warm-up runs, then ${SAMPLES} sequential writes, each waiting for its run's first step`);
-    const answered: number[] = [];
-    const inserted: number[] = [];
-    const stepped: number[] = [];
-    for (let i = 0; i < WARMUP + SAMPLES; i++) {
-      const sent = Date.now();
-      const written = await api(baseUrl, 'PUT', `/v1/vaults/${vaultId}/secrets/${path}`, token, { value: `x${i}` });
-      const answeredAt = Date.now();
-      const arrived = await receiver.waitFor(String(written.version));
-      if (i < WARMUP) continue;
-      answered.push(answeredAt - sent);
-      stepped.push(arrived - sent);
-      const row = await db.query<{ at: number }>(
-        `SELECT (extract(epoch FROM started_at) * 1000)::float8 AS at FROM automation_runs
-         WHERE automation_id = $1 AND context->'_event'->'payload'->>'version' = $2`, [automation.id, String(written.version)]);
-      if (row.rows[0]) inserted.push(row.rows[0].at - sent);
-    }
-    await api(baseUrl, 'DELETE', `/v1/automations/${automation.id}`, token);
+    const alone = await measure(s);
+    const hook = await api(baseUrl, 'POST', '/v1/webhooks', token, { url: receiver.url.replace(/\/run$/, '/hook'), events: ['secret.updated'] });
+    log(`event triggers: the same with a webhook on the same event`);
+    const beside = await measure(s);
+    await api(baseUrl, 'DELETE', `/v1/webhooks/${hook.id}`, token);
     const line = (what: string, v: number[]) => {
       v.sort((a, b) => a - b);
       return `| ${what} | ${v.length} | ${pct(v, 50).toFixed(0)} ms | ${pct(v, 99).toFixed(0)} ms |`;
     };
+    const rows = (o: Samples, where: string) => [
+      line(`${where}: secret write sent → 201 answered`, o.answered),
+      line(`${where}: → run row inserted (its started_at)`, o.inserted),
+      line(`${where}: → the run's first step (http) received`, o.stepped),
+    ];
     return [
       `| event trigger latency (secret.updated → 1-step automation: http to a local receiver; one write at a time, after ${WARMUP} warm-up runs) | samples | p50 | p99 |`,
       '| --- | ---: | ---: | ---: |',
-      line('secret write sent → 201 answered', answered),
-      line('secret write sent → run row inserted (its started_at)', inserted),
-      line('secret write sent → the run\'s first step (http) received', stepped),
+      ...rows(alone, 'no webhook'), ...rows(beside, 'a webhook on the same event'),
     ].join('\n');
   } finally {
     await receiver.close();
