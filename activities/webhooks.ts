@@ -37,8 +37,10 @@ export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
 export const webhooksArea: TemporalArea = {
   taskQueue: WEBHOOKS_TASK_QUEUE,
   activities: (d) => createWebhookActivities({ em: d.em, sender: new WebhookSender({ em: d.em, webhookKey: d.webhookKey, outbound: d.outbound }) }),
-  // Batches whose start failed (a manual retry while Temporal was down); the dispatcher's own
-  // starts are repeated by the dispatcher, since their event stays undispatched until then.
+  // Batches whose start failed (a manual retry while Temporal was down), and batches whose first
+  // round the dispatcher sent itself (direct-rounds.ts) when the process died before the round
+  // ended or its workflow started. The dispatcher's own starts are repeated by the dispatcher,
+  // since their event stays undispatched until then.
   async redrive(d, olderThan) {
     for (const b of await unstartedBatchesOlderThan(d.em(), olderThan)) {
       await d.webhooks.startBatch(b.batch_id);

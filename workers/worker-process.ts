@@ -10,6 +10,9 @@ import { createOutboundClient } from '../domain/net/outbound/client.ts';
 import { OutboxDispatcher } from '../domain/events/dispatcher.ts';
 import { WebhooksClient } from '../domain/webhooks/client.ts';
 import { WebhookSubscriber } from '../domain/webhooks/webhook-subscriber.ts';
+import { DirectRounds } from '../domain/webhooks/direct-rounds.ts';
+import { WebhookSender } from '../domain/webhooks/sender.ts';
+import { markBatchesStarted } from '../domain/webhooks/delivery-repository.ts';
 import { openCore } from './core.ts';
 import { migrate } from '../db/migrate.ts';
 import { connectTemporal } from '../domain/temporal/connection.ts';
@@ -104,10 +107,16 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
     workflowThreadPoolSize: area.workflowThreads ?? 1,
   })));
   const runs = workers.map((w) => w.run());
-  // Every subscriber of the event outbox; automation triggers join webhooks here.
+  // Every subscriber of the event outbox; automation triggers join webhooks here. A quiet
+  // period's webhook batches have their first round sent from here, without a workflow hop.
+  const sender = new WebhookSender({ em, webhookKey: core.webhookKey, outbound });
+  const directRounds = new DirectRounds({
+    round: (batchId, round) => sender.round(batchId, round), startBatch: (batchId) => webhooks.startBatch(batchId),
+    markStarted: (batchIds) => markBatchesStarted(em(), batchIds), log,
+  });
   const dispatcher = new OutboxDispatcher({
     databaseUrl, em, log,
-    subscribers: [new WebhookSubscriber(em, webhooks), new AutomationEventSubscriber(em, automations, log, config.automationRunTimeoutSeconds)],
+    subscribers: [new WebhookSubscriber(em, webhooks, directRounds), new AutomationEventSubscriber(em, automations, log, config.automationRunTimeoutSeconds)],
   });
   await dispatcher.start();
   // Schedules of automations changed while Temporal was unreachable, and of deleted automations.

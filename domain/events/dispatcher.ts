@@ -2,7 +2,8 @@
 // at least once and in order per organization. One replica leads at a time: the holder of a
 // session advisory lock on its own connection, which also LISTENs for the outbox trigger's NOTIFY,
 // so an event is on its way within milliseconds of its commit. A sweep every few seconds is the
-// safety net (a missed notice, a subscriber that failed, a new leader). An event is marked
+// safety net (a missed notice, a subscriber that failed, a new leader). Subscribers take a pass's
+// events side by side (an automation run does not wait for webhook starts). An event is marked
 // dispatched only after every subscriber has durably started its work; a crash before that makes
 // the next pass repeat the batch, which subscribers absorb (their work ids derive from the event).
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -13,7 +14,12 @@ import { OUTBOX_CHANNEL, markDispatched, pendingEvents, type OutboxEvent } from 
 
 
 /** Starts durable work for each event, idempotently, in event order within an organization. */
-export type EventSubscriber = { name: string; dispatch(events: OutboxEvent[]): Promise<void> };
+export type EventSubscriber = {
+  name: string;
+  dispatch(events: OutboxEvent[]): Promise<void>;
+  /** Waits for work it runs in this process (the dispatcher is stopping). */
+  stop?(): Promise<void>;
+};
 
 export type DispatcherOptions = {
   databaseUrl: string;
@@ -49,6 +55,7 @@ export class OutboxDispatcher {
     this.stopped = true;
     clearInterval(this.timer);
     await this.current;
+    await Promise.all(this.o.subscribers.map((s) => s.stop?.()));
     await this.client?.close().catch(() => {});
   }
 
@@ -108,7 +115,10 @@ export class OutboxDispatcher {
     const em = this.o.em();
     const events = await pendingEvents(em, this.o.batchSize);
     if (events.length === 0) return 0;
-    for (const s of this.o.subscribers) await s.dispatch(events);
+    // Every subscriber finishes its share before the pass fails: a repeat then finds less to do.
+    const failed = (await Promise.allSettled(this.o.subscribers.map((s) => s.dispatch(events))))
+      .find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
     await markDispatched(em, events.map((e) => e.id));
     return events.length;
   }

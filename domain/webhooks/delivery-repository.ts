@@ -9,6 +9,8 @@ import type { Database } from '../../db/entities/index.ts';
 
 export type DeliveryStatus = Selectable<Database['webhook_deliveries']>['status'];
 export type UnstartedBatch = { batch_id: string; org_id: string };
+/** A batch the dispatcher just made, with how many deliveries it holds. */
+export type NewBatch = UnstartedBatch & { deliveries: number };
 
 /** Deliveries per batch: one round of a batch must finish well within its activity's time-out. */
 export const BATCH_SIZE = 200;
@@ -55,10 +57,10 @@ export async function claimBatches(em: EntityManager, eventIds: string[]): Promi
     .execute();
 }
 
-/** Batches of these events whose workflow has not been started, in event order. */
-export async function unstartedBatches(em: EntityManager, eventIds: string[]): Promise<UnstartedBatch[]> {
+/** Batches of these events whose workflow has not been started, in event order, with their pending deliveries. */
+export async function unstartedBatches(em: EntityManager, eventIds: string[]): Promise<NewBatch[]> {
   return query(em).selectFrom('webhook_deliveries as d').innerJoin('event_outbox as e', 'e.id', 'd.event_id')
-    .select(['d.batch_id', 'd.org_id'])
+    .select((eb) => ['d.batch_id', 'd.org_id', eb.cast<number>(eb.fn.countAll(), 'integer').as('deliveries')])
     .where((eb) => eb('d.event_id', '=', eb.fn.any(eb.val(eventIds)))).where('d.status', '=', 'pending')
     .where('d.batch_id', 'is not', null).where('d.workflow_started_at', 'is', null)
     .groupBy(['d.batch_id', 'd.org_id']).orderBy((eb) => eb.fn.min('e.seq'))

@@ -4,7 +4,8 @@
 //   BENCH_SECONDS=5             measured seconds per run (after a 1 s warm-up)
 //   BENCH_CONNECTIONS=1,16,64   connection counts
 //   BENCH_ONLY=secret           only scenarios whose name contains this text (the baseline always runs);
-//                               BENCH_ONLY=webhook runs only the webhook section (test/bench/webhooks.ts),
+//                               BENCH_ONLY=webhook runs only the webhook section (test/bench/webhooks.ts, and
+//                               the event-triggered automation runs of test/bench/event-triggers.ts),
 //                               BENCH_ONLY=automation only the automation section (test/bench/automations.ts),
 //                               BENCH_ONLY=rotation only the key rotation section (test/bench/key-rotation.ts),
 //                               BENCH_ONLY=signing only the Intents API signing section (test/bench/signing.ts)
@@ -20,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../../db/free-port.ts';
 import { benchWebhooks } from './webhooks.ts';
+import { benchEventTriggers } from './event-triggers.ts';
 import { benchAutomations } from './automations.ts';
 import { benchKeyRotation } from './key-rotation.ts';
 import { benchSigning } from './signing.ts';
@@ -213,7 +215,10 @@ async function main(): Promise<number> {
     }
     console.log(`\nBenchmark against ${server.baseUrl}, ${SECONDS} s per run (${new Date().toISOString()})\n`);
     if (rows.length > 0) console.log(markdownTable(rows));
-    if (runsSection('webhook')) console.log(`\n${await benchWebhooks(server.baseUrl, credentials.jwt, credentials.vaultId, log)}`);
+    if (runsSection('webhook')) {
+      console.log(`\n${await benchWebhooks(server.baseUrl, credentials.jwt, credentials.vaultId, log)}`);
+      console.log(`\n${await benchEventTriggers(server.baseUrl, server.databaseUrl, log)}`);
+    }
     if (runsSection('automation')) console.log(`\n${await benchAutomations(server.baseUrl, server.databaseUrl, log)}`);
     if (runsSection('rotation')) console.log(`\n${await benchKeyRotation(server.baseUrl, server.databaseUrl, log)}`);
     if (runsSection('signing')) console.log(`\n${await benchSigning(server.baseUrl, server.databaseUrl, log)}`);

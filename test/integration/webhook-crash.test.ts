@@ -1,8 +1,10 @@
 // A worker killed with SIGKILL in the middle of 500 deliveries loses none of them: after a
 // restart every event arrives, and any event that arrived twice has two attempts on record
-// (at-least-once, and the history says so). Runs its own api and worker processes against a
-// fresh database on the shared PostgreSQL and a fresh namespace on the shared Temporal server,
-// so the test stack's own worker cannot pick up this test's work.
+// (at-least-once, and the history says so). The same for a first round the dispatcher sends
+// itself, without a workflow (domain/webhooks/direct-rounds.ts): the restarted worker's sweeper
+// hands its batch to a workflow. Runs its own api and worker processes against a fresh database
+// on the shared PostgreSQL and a fresh namespace on the shared Temporal server, so the test
+// stack's own worker cannot pick up this test's work.
 import { call, closeDb } from '../helpers/api.ts';
 import { waitFor } from '../helpers/stack.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';
@@ -11,11 +13,15 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 const EVENTS = 500;
 
 let receiver: Receiver;
+let owner: string;
 const stack = new IsolatedStack('crash');
 
 beforeAll(async () => {
   receiver = await startReceiver();
   await stack.start({ OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', WEBHOOK_RETRY_INITIAL_SECONDS: '0.1' });
+  owner = await signupAt(stack.apiUrl);
+  // 500 secrets are over the free tier's cap; billing has no API yet, so lift the tier directly.
+  await stack.pool.query(`UPDATE organizations SET billing_tier = 'enterprise'`);
 }, 180_000);
 
 afterAll(async () => {
@@ -26,9 +32,6 @@ afterAll(async () => {
 
 test(`SIGKILL of the worker in the middle of ${EVENTS} deliveries: every event arrives, duplicates only where the history shows a repeated attempt`, async () => {
   const base = stack.apiUrl;
-  const owner = await signupAt(base);
-  // 500 secrets are over the free tier's cap; billing has no API yet, so lift the tier directly.
-  await stack.pool.query(`UPDATE organizations SET billing_tier = 'enterprise'`);
   const hook = await call('POST', '/v1/webhooks', { base, token: owner, body: { url: receiver.url('/crash'), events: ['secret.created'] } });
   expect(hook.status).toBe(201);
   const vault = await call('POST', '/v1/vaults', { base, token: owner, body: { name: 'crash' } });
@@ -78,6 +81,40 @@ test(`SIGKILL of the worker in the middle of ${EVENTS} deliveries: every event a
   expect(duplicates).toBeGreaterThan(0); // the held requests were sent again after the restart
   process.stderr.write(`webhook-crash: ${atKill} received before SIGKILL (${atKill - EVENTS / 5} unanswered), ${duplicates} event(s) received twice, each with a repeated attempt on record\n`);
 }, 420_000);
+
+test('SIGKILL while the dispatcher sends a first round itself: the sweeper hands the batch to its workflow, and the event arrives again with both attempts on record', async () => {
+  const base = stack.apiUrl;
+  const hook = await call('POST', '/v1/webhooks', { base, token: owner, body: { url: receiver.url('/direct'), events: ['secret.deleted'] } });
+  expect(hook.status).toBe(201);
+  const vault = await call('POST', '/v1/vaults', { base, token: owner, body: { name: 'direct' } });
+  expect(vault.status).toBe(201);
+  // The first request is held until the worker is dead.
+  let release!: () => void;
+  const killed = new Promise<void>((r) => { release = r; });
+  receiver.respond('/direct', async (n) => { if (n === 1) await killed; return { status: 200 }; });
+  const secret = `/v1/vaults/${vault.body.id}/secrets/direct/one`;
+  expect((await call('PUT', secret, { base, token: owner, body: { value: 'v' } })).status).toBe(201);
+  expect((await call('DELETE', secret, { base, token: owner })).status).toBe(204);
+
+  const [first] = await receiver.waitFor(1, '/direct', 60_000);
+  const delivery = async () => (await stack.pool.query<{ id: string; status: string; workflow_started_at: Date | null }>(
+    'SELECT id, status, workflow_started_at FROM webhook_deliveries WHERE webhook_id = $1', [hook.body.id])).rows;
+  // Its request is in flight and its batch has no workflow: the dispatcher's own round sent it.
+  expect(await delivery()).toEqual([expect.objectContaining({ status: 'pending', workflow_started_at: null })]);
+  await stack.killWorker();
+  release();
+  stack.startWorker();
+
+  const got = await receiver.waitFor(2, '/direct', 180_000);
+  expect(got.map((r) => r.body.id)).toEqual([first!.body.id, first!.body.id]);
+  const [done] = await waitFor('the delivery recorded as succeeded', 60_000, async () => {
+    const rows = await delivery();
+    return rows[0]?.status === 'succeeded' ? rows : undefined;
+  });
+  expect(done!.workflow_started_at).not.toBeNull(); // the sweeper started the batch's workflow
+  const { rows: attempts } = await stack.pool.query('SELECT attempt, run FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt', [done!.id]);
+  expect(attempts).toEqual([{ attempt: 1, run: 1 }, { attempt: 2, run: 1 }]);
+}, 300_000);
 
 async function signupAt(base: string): Promise<string> {
   const r = await call('POST', '/v1/auth/signup', { base, body: { email: `${stack.namespace}@example.com`, password: 'correct-horse-battery' } });

@@ -1,9 +1,10 @@
 // Events reach organization webhooks end to end: a real api writes the outbox, the real worker's
 // dispatcher and Temporal workflows deliver to a real local receiver, which verifies both
 // signatures. Retries with backoff, exhaustion, non-retryable answers, manual retry, disabled and
-// deleted webhooks, and the SSRF check at send time.
+// deleted webhooks, and the SSRF check at send time. Who sends round 1: the dispatcher itself for
+// a quiet moment's lone small batch, the batches' workflows for a burst.
 import { createHmac } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { call, closeDb, db, eventually, signup, type Account } from '../helpers/api.ts';
 import { newVault, putOk, rnd, secretUrl } from '../helpers/vault-fixtures.ts';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
@@ -179,15 +180,39 @@ describe('webhook delivery', () => {
     expect((await call('PATCH', `/v1/webhooks/${toDisable.id}`, { token: owner.token, body: { is_active: false } })).status).toBe(200);
     expect((await call('DELETE', `/v1/webhooks/${toDelete.id}`, { token: owner.token })).status).toBe(204);
     release();
-    // The batch workflow finds nothing left to retry and ends after its first round.
-    const { rows } = await db().query('SELECT batch_id FROM webhook_deliveries WHERE id = $1', [pending.id]);
-    expect(await temporal.workflow.getHandle(webhookBatchWorkflowId(rows[0].batch_id)).result()).toEqual({ rounds: 1, failed: 0 });
-    const cancelled = await settled(owner, toDisable, 'cancelled');
-    expect(cancelled.attempts).toEqual([expect.objectContaining({ attempt: 1, status_code: 503 })]);
+    // Round 1 ends with both 503s on record and nothing left pending (the disabled webhook's
+    // delivery was cancelled with it, the deleted one's is gone), so no round can send again.
+    const cancelled = await eventually('the held attempt\'s answer on record', async () => {
+      const [d] = await deliveries(owner, toDisable);
+      return d?.attempts[0]?.status_code === 503 ? d : undefined;
+    });
+    expect(cancelled).toMatchObject({ status: 'cancelled', attempts: [expect.objectContaining({ attempt: 1, status_code: 503 })] });
+    const { rows } = await db().query(
+      `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending FROM webhook_deliveries
+       WHERE batch_id = (SELECT batch_id FROM webhook_deliveries WHERE id = $1)`, [pending.id]);
+    expect(rows[0].pending).toBe(0);
     expect(receiver.received(toDisable.path)).toHaveLength(1);
     expect(receiver.received(toDelete.path)).toHaveLength(1);
     const retry = await call('POST', `/v1/webhooks/${toDisable.id}/deliveries/${pending.id}/retry`, { token: owner.token });
     expect(retry.status).toBe(409);
+  });
+
+  test('a webhook disabled while its batch\'s workflow retries: the workflow ends with that round, nothing more is sent', async () => {
+    const owner = await signup('wh-stop-retry');
+    const hook = await register(owner, ['secret.created']);
+    // Round 1 fails at once; the workflow's round 2 is held until the webhook is disabled.
+    let release!: () => void;
+    const disabled = new Promise<void>((r) => { release = r; });
+    receiver.respond(hook.path, async (n) => { if (n === 2) await disabled; return { status: 503 }; });
+    await putOk(owner, await newVault(owner), 'x', 'x');
+    await receiver.waitFor(2, hook.path);
+    expect((await call('PATCH', `/v1/webhooks/${hook.id}`, { token: owner.token, body: { is_active: false } })).status).toBe(200);
+    release();
+    const [d] = await deliveries(owner, hook);
+    const { rows } = await db().query('SELECT batch_id FROM webhook_deliveries WHERE id = $1', [d.id]);
+    expect(await temporal.workflow.getHandle(webhookBatchWorkflowId(rows[0].batch_id)).result()).toEqual({ rounds: 2, failed: 0 });
+    expect(receiver.received(hook.path)).toHaveLength(2);
+    expect(await settled(owner, hook, 'cancelled')).toMatchObject({ attempt_count: 2 });
   });
 
   test('the address is checked again at send time: a stored URL that now points inside is refused, not sent', async () => {
@@ -200,5 +225,47 @@ describe('webhook delivery', () => {
     expect(d.attempt_count).toBe(1);
     expect(d.attempts[0].error).toMatch(/^refused/);
     expect(d.attempts[0].status_code).toBeUndefined();
+  });
+});
+
+describe('who sends the first round', () => {
+  const batchesOf = async (hook: Hook) => (await db().query<{ batch_id: string; n: number; first_seq: string; last_seq: string; started: boolean }>(
+    `SELECT d.batch_id, count(*)::int AS n, min(e.seq)::text AS first_seq, max(e.seq)::text AS last_seq, bool_and(d.workflow_started_at IS NOT NULL) AS started
+     FROM webhook_deliveries d JOIN event_outbox e ON e.id = d.event_id WHERE d.webhook_id = $1 GROUP BY d.batch_id ORDER BY min(e.seq)`, [hook.id])).rows;
+
+  test('one event at a quiet moment: the dispatcher sends it itself, with its attempt on record and no workflow', async () => {
+    const owner = await signup('wh-direct');
+    const hook = await register(owner, ['secret.created']);
+    await putOk(owner, await newVault(owner), 'direct/one', 'x');
+    const [got] = await receiver.waitFor(1, hook.path);
+    const d = await settled(owner, hook, 'succeeded');
+    expect(d).toMatchObject({ event_id: got!.body.id, attempt_count: 1 });
+    expect(d.attempts).toEqual([expect.objectContaining({ attempt: 1, run: 1, status_code: 200 })]);
+    const [batch] = await batchesOf(hook);
+    expect(batch).toMatchObject({ n: 1, started: false });
+    await expect(temporal.workflow.getHandle(webhookBatchWorkflowId(batch!.batch_id)).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  test('a burst committed at once is batched: 250 events make batches of 200 and 50 in event order, each delivered by its workflow', async () => {
+    const owner = await signup('wh-burst');
+    const hook = await register(owner, ['secret.created']);
+    const client = await db().connect();
+    try {
+      // One transaction: the dispatcher's next pass finds all 250 at once, as after a burst of writes.
+      await client.query('BEGIN');
+      await client.query(
+        `INSERT INTO event_outbox (id, org_id, event_type, payload)
+         SELECT gen_random_uuid(), $1, 'secret.created', jsonb_build_object('n', i) FROM generate_series(1, 250) AS i`, [owner.orgId]);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
+    const got = await receiver.waitFor(250, hook.path, 120_000);
+    expect(new Set(got.map((r) => r.body.data.n)).size).toBe(250);
+    const batches = await batchesOf(hook);
+    expect(batches.map((b) => b.n)).toEqual([200, 50]);
+    expect(BigInt(batches[0]!.last_seq)).toBeLessThan(BigInt(batches[1]!.first_seq)); // the first batch holds the earliest events
+    expect(batches.every((b) => b.started)).toBe(true);
+    for (const b of batches) expect(await temporal.workflow.getHandle(webhookBatchWorkflowId(b.batch_id)).result()).toEqual({ rounds: 1, failed: 0 });
   });
 });

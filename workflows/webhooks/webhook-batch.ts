@@ -1,10 +1,12 @@
 // Durable delivery of one batch: the deliveries one dispatcher pass made for one organization (at
-// most 200), or the one delivery a manual retry queued. Round 1 is immediate; every delivery still
-// pending after a round (connection error, time-out, 408, 429, 5xx) is tried again after
-// firstRetrySeconds, then ×3 each time (at most 1 hour apart), for at most 6 rounds: 5 retries
-// (spec §6.2, "maximumAttempts: 6"). Other answers end a delivery in the activity. The history
-// holds the batch id and numbers only. A batch, not a workflow per delivery: the Temporal dev
-// server on a small machine runs some 30 workflows a second, and events can come far faster.
+// most 200), or the one delivery a manual retry queued. Round 1 is immediate (when the dispatcher
+// sent round 1 itself, domain/webhooks/direct-rounds.ts, this round 1 finds every attempt made and
+// only counts what is pending); every delivery still pending after a round (connection error,
+// time-out, 408, 429, 5xx) is tried again after firstRetrySeconds, then ×3 each time (at most 1
+// hour apart), for at most 6 rounds: 5 retries (spec §6.2, "maximumAttempts: 6"). Other answers
+// end a delivery in the activity. The history holds the batch id and numbers only. A batch, not a
+// workflow per delivery: the Temporal dev server on a small machine runs some 30 workflows a
+// second, and events can come far faster.
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhooks.ts';
 
