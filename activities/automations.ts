@@ -116,6 +116,10 @@ export const automationsArea: TemporalArea = {
   taskQueue: AUTOMATIONS_TASK_QUEUE,
   // Each run is a workflow of its own, and the SDK's sandbox costs a few ms of CPU per run.
   workflowThreads: 2,
+  // Runs start eagerly (their first task comes back with the start) only while a workflow-task
+  // slot is free; with the default 40, about 58% of starts under 16 triggering clients fell back
+  // to the task queue, with 200 none to a quarter, and the backlog stayed small (docs/benchmarks.md).
+  workflowTaskSlots: 200,
   activities: (d) => createAutomationActivities({
     em: d.em, steps: d.automationSteps, schedules: d.schedules, log: d.log, runTimeoutSeconds: d.runTimeoutSeconds,
   }),

@@ -32,6 +32,11 @@ export type TemporalArea = {
    * short workflows gets two, so its workflow code is not bound to one core.
    */
   workflowThreads?: number;
+  /**
+   * Workflow tasks this queue's worker takes at once (the SDK's default is 40). Eager workflow
+   * starts need a free one, else they silently fall back to the task queue.
+   */
+  workflowTaskSlots?: number;
   /** Starts (through the area's client) the workflows of intents older than `olderThanSeconds`. */
   redrive: (deps: WorkerDeps, olderThanSeconds: number) => Promise<void>;
 };

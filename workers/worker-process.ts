@@ -105,6 +105,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const workers = await Promise.all(TEMPORAL_AREAS.map((area) => Worker.create({
     connection, namespace: config.temporalNamespace, ...code, dataConverter, taskQueue: area.taskQueue, activities: area.activities(deps),
     workflowThreadPoolSize: area.workflowThreads ?? 1,
+    ...(area.workflowTaskSlots ? { maxConcurrentWorkflowTaskExecutions: area.workflowTaskSlots } : {}),
   })));
   const runs = workers.map((w) => w.run());
   // Every subscriber of the event outbox; automation triggers join webhooks here. A quiet
