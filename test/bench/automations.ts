@@ -15,6 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { api } from './bench-http.ts';
+import { cpuPerRunLines, cpuSnapshot } from './cpu-split.ts';
 
 const SAMPLES = Number(process.env.BENCH_AUTOMATION_SAMPLES ?? 100);
 const SECONDS = Number(process.env.BENCH_AUTOMATION_SECONDS ?? 10);
@@ -115,8 +116,10 @@ async function latency(s: Setup): Promise<string[]> {
   ];
 }
 
-async function throughput(s: Setup, concurrency: number, receiver: Receiver): Promise<{ row: string; backlog: string }> {
+async function throughput(s: Setup, concurrency: number, receiver: Receiver, serverPid: number | undefined): Promise<{ row: string; backlog: string; cpu: string[] }> {
   const automationId = await newAutomation(s, `load-${concurrency}`);
+  const cpuBefore = cpuSnapshot(serverPid);
+  const clientBefore = process.cpuUsage();
   const receivedBefore = receiver.count();
   let accepted = 0;
   let failed = 0;
@@ -149,6 +152,8 @@ async function throughput(s: Setup, concurrency: number, receiver: Receiver): Pr
     drained = (await running(s.db, automationId)) === 0;
   }
   const drainSeconds = (performance.now() - started) / 1000 - triggerSeconds;
+  const cpuAfter = cpuSnapshot(serverPid);
+  const client = process.cpuUsage(clientBefore);
   const stats = (await s.db.query<{ total: number; success: number; other: number; in_window: number; span_s: number | null; after: number; drain_s: number | null }>(
     `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'success')::int AS success,
        count(*) FILTER (WHERE status NOT IN ('success', 'running'))::int AS other,
@@ -167,11 +172,14 @@ async function throughput(s: Setup, concurrency: number, receiver: Receiver): Pr
     + `${stats.after > 0 && stats.drain_s ? `${(stats.after / stats.drain_s).toFixed(0)} runs/s` : 'n/a'} | `
     + `${stats.span_s ? (stats.total / stats.span_s).toFixed(0) : 'n/a'} runs/s | ${ms(pct(durations, 50))} | ${ms(pct(durations, 99))} | `
     + `${stats.other} |`;
-  return { row, backlog: `running runs each second while ${concurrency} clients triggered: ${backlog.join(', ') || 'n/a'}; ${atStop} when they stopped.` };
+  const cpu = cpuBefore && cpuAfter
+    ? cpuPerRunLines(cpuBefore, cpuAfter, stats.total, (client.user + client.system) / 1000)
+    : ['CPU split not measured: the stack\'s process is unknown (with BENCH_URL, set BENCH_SERVER_PID) or /proc is missing.'];
+  return { row, backlog: `running runs each second while ${concurrency} clients triggered: ${backlog.join(', ') || 'n/a'}; ${atStop} when they stopped.`, cpu: [`${concurrency} concurrent triggers, from the first trigger until the backlog drained:`, '', ...cpu] };
 }
 
 /** The automation section of the report (markdown). Needs the stack's database (run rows, the org's tier). */
-export async function benchAutomations(baseUrl: string, databaseUrl: string | undefined, log: (m: string) => void): Promise<string> {
+export async function benchAutomations(baseUrl: string, databaseUrl: string | undefined, log: (m: string) => void, serverPid?: number): Promise<string> {
   if (!databaseUrl) return 'Automation section skipped: it reads run rows from Postgres; with BENCH_URL, set BENCH_DATABASE_URL too.';
   const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   const receiver = await startReceiver();
@@ -186,17 +194,19 @@ export async function benchAutomations(baseUrl: string, databaseUrl: string | un
     const lat = await latency(s);
     const rows: string[] = [];
     const backlogs: string[] = [];
+    const cpu: string[] = [];
     for (const c of CONCURRENCY) {
       log(`automations: ${c} concurrent triggers for ${SECONDS} s`);
-      const t = await throughput(s, c, receiver);
+      const t = await throughput(s, c, receiver, serverPid);
       rows.push(t.row);
       backlogs.push(t.backlog);
+      cpu.push('', ...t.cpu);
     }
     return [
       `| automation latency (log → http → log, one trigger at a time, after ${WARMUP_RUNS} warm-up runs) | samples | p50 | p99 |`,
       '| --- | ---: | ---: | ---: |', ...lat, '',
       '| automation throughput (closed loop, log → http → log) | triggers accepted | runs finished while triggering | backlog when triggers stopped | drain time | finished while draining | overall | started → finished p50 | p99 | not success |',
-      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |', ...rows, '', ...backlogs,
+      '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |', ...rows, '', ...backlogs, ...cpu,
     ].join('\n');
   } finally {
     await receiver.close();

@@ -10,6 +10,7 @@
 //                               BENCH_ONLY=rotation only the key rotation section (test/bench/key-rotation.ts),
 //                               BENCH_ONLY=signing only the Intents API signing section (test/bench/signing.ts)
 //   BENCH_DATABASE_URL=postgres://…  with BENCH_URL: the service's database (the automation section reads run rows)
+//   BENCH_SERVER_PID=…  with BENCH_URL: the stack's root process (the automation section splits its CPU per run)
 // Exits 1 when a run has more than 1% failed requests (non-2xx or connection errors).
 import autocannon from 'autocannon';
 import type { Result } from 'autocannon';
@@ -69,7 +70,7 @@ function scenarios(c: Credentials): Scenario[] {
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Server = { baseUrl: string; databaseUrl: string | undefined; stop: () => Promise<void> };
+type Server = { baseUrl: string; databaseUrl: string | undefined; pid?: number; stop: () => Promise<void> };
 
 /** Starts `workers/dev.ts` on a free port with a throw-away DATA_DIR. */
 async function startServer(): Promise<Server> {
@@ -105,7 +106,7 @@ async function startServer(): Promise<Server> {
     const res = await fetch(`${baseUrl}/v1/health`, { signal: AbortSignal.timeout(2000) }).catch(() => undefined);
     if (res?.status === 200 && fs.existsSync(readyFile)) {
       const { databaseUrl } = JSON.parse(fs.readFileSync(readyFile, 'utf8')) as { databaseUrl: string };
-      return { baseUrl, databaseUrl, stop };
+      return { baseUrl, databaseUrl, pid: child.pid, stop };
     }
     await sleep(500);
   }
@@ -196,7 +197,7 @@ function markdownTable(rows: Row[]): string {
 
 async function main(): Promise<number> {
   const server: Server = process.env.BENCH_URL
-    ? { baseUrl: process.env.BENCH_URL.replace(/\/+$/, ''), databaseUrl: process.env.BENCH_DATABASE_URL, stop: async () => {} }
+    ? { baseUrl: process.env.BENCH_URL.replace(/\/+$/, ''), databaseUrl: process.env.BENCH_DATABASE_URL, pid: process.env.BENCH_SERVER_PID ? Number(process.env.BENCH_SERVER_PID) : undefined, stop: async () => {} }
     : await startServer();
   const onSignal = () => { void server.stop().finally(() => process.exit(130)); };
   process.once('SIGINT', onSignal);
@@ -219,7 +220,7 @@ async function main(): Promise<number> {
       console.log(`\n${await benchWebhooks(server.baseUrl, credentials.jwt, credentials.vaultId, log)}`);
       console.log(`\n${await benchEventTriggers(server.baseUrl, server.databaseUrl, log)}`);
     }
-    if (runsSection('automation')) console.log(`\n${await benchAutomations(server.baseUrl, server.databaseUrl, log)}`);
+    if (runsSection('automation')) console.log(`\n${await benchAutomations(server.baseUrl, server.databaseUrl, log, server.pid)}`);
     if (runsSection('rotation')) console.log(`\n${await benchKeyRotation(server.baseUrl, server.databaseUrl, log)}`);
     if (runsSection('signing')) console.log(`\n${await benchSigning(server.baseUrl, server.databaseUrl, log)}`);
     const failed = rows.filter((r) => r.failureRate > MAX_FAILURE_RATE);
