@@ -22,6 +22,8 @@ export type WorkerDeps = {
   webhookKey: KeyObject; outbound: OutboundClient; webhooks: WebhooksClient;
   automations: AutomationsClient; schedules: AutomationSchedules; automationSteps: StepRunner; runTimeoutSeconds: number;
   shareAccessMailWindowSeconds: number; chainRpc: ChainRpc;
+  /** RETENTION_DAYS (domain/retention). */
+  retentionDays: number;
 };
 
 export type TemporalArea = {

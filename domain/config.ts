@@ -85,6 +85,9 @@ const EnvSchema = z.object({
   WEBHOOK_RETRY_INITIAL_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
   // Spec §8: an automation run may run 300 s (waiting for an approval does not count).
   AUTOMATION_RUN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  // Dispatched events, finished webhook deliveries and execution events older than this many days
+  // are deleted daily (domain/retention); 0 keeps them forever. The audit log is never pruned.
+  RETENTION_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
   // Opens of one share within this window reach its creator as one mail.
   SHARE_ACCESS_MAIL_WINDOW_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
   // Per-deployment RPC endpoints: `name=url,name=url` pins those chains' rpc_url (on read, never stored).
@@ -164,6 +167,8 @@ export type Config = {
   automationRunTimeoutSeconds: number;
   /** Opens of one share within this many seconds are mailed to its creator together. */
   shareAccessMailWindowSeconds: number;
+  /** Age in days after which operational history is pruned (domain/retention); 0: never. */
+  retentionDays: number;
   /** CHAIN_RPC_URLS: chain name → rpc_url pinned for this deployment (may hold provider keys). */
   chainRpcUrls: ReadonlyMap<string, string>;
   /** Base URL of the 0x Swap API v2 that `swap` steps get quotes from. */
@@ -256,6 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     webhookRetryInitialSeconds: e.WEBHOOK_RETRY_INITIAL_SECONDS,
     automationRunTimeoutSeconds: e.AUTOMATION_RUN_TIMEOUT_SECONDS,
     shareAccessMailWindowSeconds: e.SHARE_ACCESS_MAIL_WINDOW_SECONDS,
+    retentionDays: e.RETENTION_DAYS,
     chainRpcUrls: e.CHAIN_RPC_URLS,
     swapApiUrl: e.SWAP_API_URL.replace(/\/+$/, ''),
     swapApiKey: e.SWAP_API_KEY ?? null,

@@ -9,9 +9,12 @@ import { automationsArea } from '../activities/automations.ts';
 import { sharesArea } from '../activities/shares.ts';
 import { keyRotationArea } from '../activities/key-rotation.ts';
 import { transactionsArea } from '../activities/transactions.ts';
+import { retentionArea } from '../activities/retention.ts';
 
 export type { TemporalArea, WorkerDeps } from '../activities/temporal-area.ts';
 
 export const TEMPORAL_AREAS: readonly TemporalArea[] = [
   mailArea, accountsArea, webhooksArea, automationsArea, sharesArea, keyRotationArea, transactionsArea,
+  // Last: its sweep only keeps the daily Schedule in place.
+  retentionArea,
 ];

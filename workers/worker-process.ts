@@ -100,6 +100,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
     webhookKey: core.webhookKey, webhooks, outbound,
     automations, schedules, automationSteps, runTimeoutSeconds: config.automationRunTimeoutSeconds,
     shareAccessMailWindowSeconds: config.shareAccessMailWindowSeconds, chainRpc: intents.chainRpc,
+    retentionDays: config.retentionDays,
   };
   const code = await workflowCodeOptions();
   const workers = await Promise.all(TEMPORAL_AREAS.map((area) => Worker.create({

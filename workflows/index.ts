@@ -9,3 +9,4 @@ export { shareAccessDigestWorkflow } from './shares/share-access-digest.ts';
 export { vaultKeyRotationWorkflow } from './key-rotation/vault-key-rotation.ts';
 export { cmekRotationWorkflow } from './key-rotation/cmek-rotation.ts';
 export { transactionBroadcastWorkflow } from './transactions/transaction-broadcast.ts';
+export { retentionPruneWorkflow } from './retention/retention-prune.ts';

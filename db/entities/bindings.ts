@@ -70,6 +70,8 @@ export const ExecutionEvent = defineEntity({
       name: 'execution_events_agent_idx',
       columns: [{ name: 'org_id' }, { name: 'agent_id' }, { name: 'created_at', sort: 'DESC' }, { name: 'id' }],
     },
+    // Retention deletes the oldest first (migration 0033).
+    { name: 'execution_events_created_idx', properties: ['created_at'] },
   ],
 });
 export type ExecutionEventRow = InferEntity<typeof ExecutionEvent>;

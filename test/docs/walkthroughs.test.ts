@@ -12,6 +12,8 @@
 //   ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY (docs/ai-and-bindings.md): Anthropic and your key;
 //                   here a local stand-in speaking the Messages API (test/helpers/fake-ai-server.ts)
 //   TEMPORAL_ADDRESS (docs/operations.md): the Temporal address npm start prints; here the stack's
+//   DATA_DIR (docs/operations.md, the backup drill): the data directory of the running npm start;
+//                   here the test stack's, which the drill backs up while the suite runs
 import fs from 'node:fs';
 import path from 'node:path';
 import { operatorAccount } from '../helpers/api.ts';
@@ -102,6 +104,7 @@ describe('the walk-throughs run against the test stack', () => {
       env: {
         OPERATOR_TOKEN: operatorToken, ANTHROPIC_BASE_URL: anthropic!.baseUrl, ANTHROPIC_API_KEY,
         TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+        DATA_DIR: process.env.TEST_DATA_DIR!,
       },
       cwd: projectRoot,
       timeoutMs: 240_000,

@@ -6,6 +6,7 @@ import { accountDeletionTests } from './account-deletion.cases.ts';
 import { webhookBatchTests } from './webhook-batch.cases.ts';
 import { replayTests } from './replay.cases.ts';
 import { automationRunTests } from './automation-run.cases.ts';
+import { retentionPruneTests } from './retention-prune.cases.ts';
 
 let harness: Harness | undefined;
 const h = () => harness!;
@@ -17,4 +18,5 @@ describe('mail delivery workflow', () => mailDeliveryTests(h));
 describe('account deletion workflow', () => accountDeletionTests(h));
 describe('webhook batch workflow', () => webhookBatchTests(h));
 describe('automation run workflow', () => automationRunTests(h));
+describe('retention prune workflow', () => retentionPruneTests(h));
 describe('replay of recorded histories', () => replayTests(h));

@@ -1,0 +1,33 @@
+// The daily prune (started by the `retention-prune` Schedule, domain/retention/client.ts): steps of
+// bounded work until nothing old is left: first the outbox walk (deliveries, then their events),
+// then execution events. The history carries counts and an outbox position only. After
+// MAX_STEPS it continues as new, so even a first run on years of history keeps a short history.
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
+import type { RetentionActivities } from '../../activities/retention.ts';
+
+export const MAX_STEPS = 500;
+
+export type PruneTotals = { events: number; deliveries: number; executionEvents: number };
+
+export async function retentionPruneWorkflow(afterSeq = '0', outboxDone = false): Promise<PruneTotals> {
+  // Each step re-reads what qualifies, so a retried step (a worker that died) deletes nothing twice.
+  const { pruneOutbox, pruneExecutionEvents } = proxyActivities<RetentionActivities>({
+    startToCloseTimeout: '5 minutes',
+    retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 10 },
+  });
+  const totals: PruneTotals = { events: 0, deliveries: 0, executionEvents: 0 };
+  for (let i = 0; i < MAX_STEPS; i++) {
+    if (!outboxDone) {
+      const s = await pruneOutbox(afterSeq);
+      totals.events += s.events;
+      totals.deliveries += s.deliveries;
+      afterSeq = s.afterSeq;
+      outboxDone = s.done;
+    } else {
+      const s = await pruneExecutionEvents();
+      totals.executionEvents += s.executionEvents;
+      if (s.done) return totals;
+    }
+  }
+  return continueAsNew<typeof retentionPruneWorkflow>(afterSeq, outboxDone);
+}
