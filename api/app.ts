@@ -13,6 +13,7 @@ import { rateLimit } from './pipeline/rate-limit.ts';
 import { authenticate } from './pipeline/authenticate.ts';
 import { ipFilter } from './pipeline/ip-filter.ts';
 import { codecCors } from './pipeline/codec-cors.ts';
+import { dashboardPrefix } from './pipeline/dashboard-prefix.ts';
 import { readJsonBody } from './body.ts';
 import { parseOrThrow } from './validate.ts';
 import { Problem, notFound } from '../domain/errors.ts';
@@ -30,6 +31,7 @@ export function createApp(s: ApiServices): { app: Koa<RequestState>; router: Rou
     router.register(def.path, [def.method], routeStages(def, s, paths) as never);
   }
 
+  if (s.config.dashboardPrefix) app.use(dashboardPrefix(s.config.dashboardPrefix)); // /api/v1/… is /v1/… (§9.3)
   app.use(requestContext(s.config.trustProxyHops));
   app.use(auditRequests(s.audit, paths));          // 1. audit record (sees the final status)
   app.use(problemDetails(s.log));           //    every error below becomes problem details

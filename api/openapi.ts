@@ -55,7 +55,8 @@ function successResponse(def: RouteDef): Record<string, unknown> {
 export const operationIdOf = (method: string, openApiPath: string) =>
   `${method.toLowerCase()}${openApiPath.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
 
-export function buildOpenApi(routes: RouteDef[], serverUrl: string, version: string) {
+/** `dashboardPrefix`: the same paths are also served under it (spec §9.3), a second server. */
+export function buildOpenApi(routes: RouteDef[], serverUrl: string, version: string, dashboardPrefix: string | null = null) {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   for (const def of routes) {
@@ -89,7 +90,7 @@ export function buildOpenApi(routes: RouteDef[], serverUrl: string, version: str
       description: 'Secrets vault service for humans and AI agents: vaults, secrets, policies, agents and the audit log.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: serverUrl }],
+    servers: [{ url: serverUrl }, ...(dashboardPrefix ? [{ url: `${serverUrl}${dashboardPrefix}`, description: 'The same API under the dashboard prefix' }] : [])],
     security: [{ bearerAuth: [] }],
     tags: [...tags].sort().map((name) => ({ name, description: `${name} operations` })),
     paths,

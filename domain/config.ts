@@ -80,6 +80,13 @@ const EnvSchema = z.object({
   RATE_LIMIT_BURST: positiveInt.default(200),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
+  // Spec §9.3: the same API also under this path prefix (e.g. /api serves /api/v1/...); unset: off.
+  DASHBOARD_PREFIX: z.string().optional().transform((v, ctx) => {
+    if (v === undefined) return null;
+    const why = dashboardPrefixProblem(v);
+    if (why) ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v.slice(0, 100))} ${why}` });
+    return v;
+  }),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Seconds before a failed webhook delivery's first retry; each later wait is three times longer.
   WEBHOOK_RETRY_INITIAL_SECONDS: z.coerce.number().min(0.1).max(3600).default(10),
@@ -158,6 +165,8 @@ export type Config = {
   rateLimit: { ratePerSecond: number; burst: number };
   trustProxyHops: number;
   bodyLimitBytes: number;
+  /** DASHBOARD_PREFIX: the path prefix the API is also served under (spec §9.3); null when off. */
+  dashboardPrefix: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** CIDRs exempted from the outbound address policy; empty in production. */
   outboundAllowCidrs: string[];
@@ -256,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     rateLimit: { ratePerSecond: e.RATE_LIMIT_RPS, burst: e.RATE_LIMIT_BURST },
     trustProxyHops: e.TRUST_PROXY_HOPS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    dashboardPrefix: e.DASHBOARD_PREFIX,
     logLevel: e.LOG_LEVEL,
     outboundAllowCidrs: e.OUTBOUND_ALLOW_CIDRS,
     webhookRetryInitialSeconds: e.WEBHOOK_RETRY_INITIAL_SECONDS,
@@ -275,6 +285,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     google: e.GOOGLE_CLIENT_IDS ? { clientIds: e.GOOGLE_CLIENT_IDS, jwks: googleJwks(e.GOOGLE_JWKS_URL ?? GOOGLE_JWKS_DEFAULT_URL) } : null,
     webauthn: { rpId: e.WEBAUTHN_RP_ID ?? publicUrl.hostname, origins: e.WEBAUTHN_ORIGINS ?? [publicUrl.origin] },
   };
+}
+
+/** Why `v` cannot be DASHBOARD_PREFIX, or null when it can: a plain path that cannot shadow /v1. */
+function dashboardPrefixProblem(v: string): string | null {
+  if (!v.startsWith('/') || v.endsWith('/')) return 'must start with / and not end with one (e.g. /api)';
+  if (!/^(\/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$/.test(v)) return 'may hold only letters, digits and _ - . ~ between its slashes (no empty, . or .. segment)';
+  if (/^\/v1(\/|$)/i.test(v)) return 'would shadow /v1, where the API already is';
+  return null;
 }
 
 /** An http(s) URL is fetched; anything else is a file path (relative to the working directory). */

@@ -21,6 +21,8 @@ export const MCP_PATH = '/mcp';
 const SESSION_IDLE_MS = 30 * 60_000;
 const MAX_SESSIONS = 1_000;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** How long a stop waits for tool calls under way (workers/mcp.ts exits by its own deadline). */
+const DRAIN_MS = 20_000;
 
 type Session = { transport: StreamableHTTPServerTransport; server: McpServer; digest: Buffer; lastSeen: number };
 
@@ -135,8 +137,21 @@ export async function startHttp(config: McpConfig, log: McpLogger): Promise<Http
     await session.transport.handleRequest(req, res);
   }
 
+  // Answers under way, but not the event streams (GET), which last as long as their session: a
+  // stop lets them finish before it closes the sessions, so a tool call in flight is answered.
+  const answering = new Set<http.ServerResponse>();
+  let stopping = false;
+  let drained: (() => void) | undefined;
   const httpServer = http.createServer((req, res) => {
     res.setHeader('x-content-type-options', 'nosniff'); // every answer, the SDK's included
+    if (stopping) res.setHeader('connection', 'close');
+    if (req.method !== 'GET') {
+      answering.add(res);
+      res.once('close', () => {
+        answering.delete(res);
+        if (answering.size === 0) drained?.();
+      });
+    }
     route(req, res).catch((e: unknown) => {
       if (e instanceof HttpRefusal) refuse(res, e);
       else {
@@ -165,9 +180,22 @@ export async function startHttp(config: McpConfig, log: McpLogger): Promise<Http
     url, port,
     stop: async () => {
       clearInterval(sweep);
+      stopping = true;
+      // No new connections from here; idle keep-alive ones close now, busy ones after their answer.
+      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      for (const res of answering) {
+        if (!res.headersSent) res.setHeader('connection', 'close');
+      }
+      if (answering.size > 0) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          setTimeout(resolve, DRAIN_MS).unref();
+        });
+        if (answering.size > 0) log.warn('stopping with tool calls still running', { running: answering.size });
+      }
       await Promise.all([...sessions.keys()].map(closeSession));
       httpServer.closeAllConnections();
-      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      await closed;
     },
   };
 }

@@ -15,6 +15,7 @@ import { connectTemporal } from '../domain/temporal/connection.ts';
 import { temporalDataConverter } from '../domain/temporal/payload-codec.ts';
 import { createApp } from '../api/app.ts';
 import { buildApiServices } from './api-services.ts';
+import { DRAIN_TIMEOUT_MS } from './main-guard.ts';
 
 export type RunningApi = { url: string; stop: () => Promise<void> };
 
@@ -55,7 +56,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
     url,
     stop: async () => {
       await drain.close(server);
-      if (!(await inFlight.settled(20_000))) log.warn('stopping with requests still running', { running: inFlight.count });
+      if (!(await inFlight.settled(DRAIN_TIMEOUT_MS))) log.warn('stopping with requests still running', { running: inFlight.count });
       await audit.drain().catch(() => {});
       await hot.close();
       await bus.close();

@@ -8,6 +8,12 @@ import { ConfigError } from '../domain/config.ts';
  * these themselves: whichever arrives here, the launcher stops them, in order.
  */
 const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
+/**
+ * Once a stop begins, requests under way (api) and running activities (worker) get this long to
+ * finish; the process exits with 1 at STOP_DEADLINE_MS whatever still runs (a supervisor's grace
+ * period must be longer, e.g. docker compose's `stop_grace_period`).
+ */
+export const DRAIN_TIMEOUT_MS = 20_000;
 const STOP_DEADLINE_MS = 30_000;
 
 export async function runMain(start: () => Promise<() => Promise<void>>): Promise<void> {

@@ -27,7 +27,8 @@ async function main(): Promise<void> {
   });
   const why = await Promise.race([ended.then(() => 'input closed'), signalled]);
   log.info('stopping', { reason: why });
-  const force = setTimeout(() => process.exit(1), 10_000);
+  // Tool calls under way get up to 20 s (mcp/http-transport.ts); the deadline is past that.
+  const force = setTimeout(() => process.exit(1), 30_000);
   force.unref();
   await stop().catch(() => {});
   process.exit(0);

@@ -38,6 +38,7 @@ import { ActionAudit } from '../domain/audit/action-audit.ts';
 import { secretCommands } from './secret-services.ts';
 import { ensureSearchAttributes } from '../domain/temporal/search-attributes.ts';
 import { temporalDataConverter } from '../domain/temporal/payload-codec.ts';
+import { DRAIN_TIMEOUT_MS } from './main-guard.ts';
 
 const SWEEP_EVERY_MS = 15_000;
 /** An intent this old whose workflow is not running had its start fail: start it again. */
@@ -106,6 +107,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const workers = await Promise.all(TEMPORAL_AREAS.map((area) => Worker.create({
     connection, namespace: config.temporalNamespace, ...code, dataConverter, taskQueue: area.taskQueue, activities: area.activities(deps),
     workflowThreadPoolSize: area.workflowThreads ?? 1,
+    shutdownGraceTime: DRAIN_TIMEOUT_MS, // a stop lets running activities finish before it asks them to cancel (the SDK's default: at once)
     ...(area.workflowTaskSlots ? { maxConcurrentWorkflowTaskExecutions: area.workflowTaskSlots } : {}),
   })));
   const runs = workers.map((w) => w.run());

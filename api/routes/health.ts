@@ -38,7 +38,7 @@ export function healthRoutes(all: () => RouteDef[]): RouteDef[] {
       summary: 'This OpenAPI 3.1 document',
       success: { status: 200, description: 'OpenAPI document', schema: OpenApiDocumentSchema },
       handler: async ({ services: s }) => {
-        openapi ??= buildOpenApi(all(), s.config.publicUrl, VERSION);
+        openapi ??= buildOpenApi(all(), s.config.publicUrl, VERSION, s.config.dashboardPrefix);
         return openapi;
       },
     }),

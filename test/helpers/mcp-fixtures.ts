@@ -50,7 +50,7 @@ export async function stdioMcp(env: Record<string, string>): Promise<StdioMcp> {
 export const agentEnv = (w: { agent: Agent }, extra: Record<string, string> = {}) =>
   ({ VAULT_AGENT_ID: w.agent.id, VAULT_AGENT_KEY: w.agent.apiKey, ...extra });
 
-export type HttpMcpProcess = { url: string; stderr: () => string; stop(): Promise<void> };
+export type HttpMcpProcess = { url: string; child: ChildProcess; stderr: () => string; stop(): Promise<void> };
 
 /** The HTTP transport in a process of its own, on a free port; resolves once it listens. */
 export function startHttpMcp(env: Record<string, string> = {}): Promise<HttpMcpProcess> {
@@ -70,7 +70,7 @@ export function startHttpMcp(env: Record<string, string> = {}): Promise<HttpMcpP
     child.stderr!.on('data', (c: Buffer) => {
       stderr += c.toString('utf8');
       const m = /"msg":"MCP tool server on HTTP","url":"([^"]+)"/.exec(stderr);
-      if (m) resolve({ url: m[1]!, stderr: () => stderr + stdout, stop });
+      if (m) resolve({ url: m[1]!, child, stderr: () => stderr + stdout, stop });
     });
     child.once('exit', (code) => reject(new Error(`the HTTP tool server exited (${code}) before listening:\n${stderr}`)));
   });

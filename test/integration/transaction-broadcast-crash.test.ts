@@ -189,9 +189,9 @@ test('SIGKILL of the worker in the middle of eth_sendRawTransaction (the node to
   expect(row.broadcast_attempts).toBeGreaterThanOrEqual(2);
   expect(row.broadcast_attempts).toBe(proxy.sends.length);
   expect((await stack.pool.query('SELECT count(*)::int AS n FROM agent_transactions')).rows[0].n).toBe(1);
-  // One signed and one broadcast event: the retry did not announce the broadcast twice.
+  // One broadcast event (a submit has no signed event, spec §6.1): the retry did not announce the broadcast twice.
   const { rows: events } = await stack.pool.query("SELECT event_type FROM event_outbox WHERE payload->>'transaction_id' = $1 ORDER BY seq", [txId]);
-  expect(events.map((e) => e.event_type)).toEqual(['agent.transaction.signed', 'agent.transaction.broadcast']);
+  expect(events.map((e) => e.event_type)).toEqual(['agent.transaction.broadcast']);
 
   // The history: the first sendTransaction completed on a later attempt, after a start-to-close timeout.
   const workflowId = transactionWorkflowId(txId);

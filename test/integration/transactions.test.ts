@@ -43,7 +43,7 @@ const usage = async (agentId: string) => (await db().query(
   ?? { spent: '0', tx_count: 0 };
 
 describe('a transfer, end to end', () => {
-  test('201 signed with the bytes and hash; the workflow broadcasts them; mined and confirmed; the recipient has the value; both events', async () => {
+  test('201 signed with the bytes and hash; the workflow broadcasts them; mined and confirmed; the recipient has the value; the broadcast event only', async () => {
     const a = await intentsAgent(owner, chain, parseEther('10'));
     const to = newAddress();
     const r = await submit(a.token, a.id, { chain: chain.name, to, value: '0.5' });
@@ -59,7 +59,7 @@ describe('a transfer, end to end', () => {
     const receipt = await chain.node.rpc<{ status: string; transactionHash: string }>('eth_getTransactionReceipt', [r.body.tx_hash]);
     expect(receipt.status).toBe('0x1');
     const events = (await db().query("SELECT event_type AS type, payload FROM event_outbox WHERE org_id = $1 AND payload->>'transaction_id' = $2 ORDER BY seq", [owner.orgId, r.body.id])).rows;
-    expect(events.map((e) => e.type)).toEqual(['agent.transaction.signed', 'agent.transaction.broadcast']);
+    expect(events.map((e) => e.type)).toEqual(['agent.transaction.broadcast']); // signed is for sign-only requests (spec §6.1)
     expect(JSON.stringify(events)).not.toContain(r.body.signed_tx.slice(2, 40));
     // Hex wei works as well, and the next nonce follows.
     const again = await submit(a.token, a.id, { chain_id: chain.chainId, to, value: `0x${parseEther('0.25').toString(16)}` });
@@ -88,6 +88,10 @@ describe('a transfer, end to end', () => {
     expect(got.body.signed_tx).toBeUndefined();
     expect((await call('GET', txUrl(a.id, `/${r.body.id}?include_signed_tx=1`), { token: a.token })).body.signed_tx).toBe(r.body.signed_tx);
     expect((await call('GET', txUrl(a.id, `/${r.body.id}?include_signed_tx=yes`), { token: a.token })).body.signed_tx).toBeUndefined();
+    const events = (await db().query("SELECT event_type AS type, payload FROM event_outbox WHERE org_id = $1 AND payload->>'transaction_id' = $2 ORDER BY seq", [owner.orgId, r.body.id])).rows;
+    expect(events.map((e) => e.type)).toEqual(['agent.transaction.signed']);
+    expect(events[0].payload).toMatchObject({ transaction_id: r.body.id, status: 'sign_only', tx_hash: r.body.tx_hash });
+    expect(JSON.stringify(events)).not.toContain(r.body.signed_tx.slice(2, 40));
   }, 60_000);
 });
 

@@ -47,6 +47,16 @@ describe('configuration', () => {
     expect(() => loadConfig({ WEBAUTHN_ORIGINS: 'https://example.com/login' })).toThrow(/WEBAUTHN_ORIGINS/);
   });
 
+  test('DASHBOARD_PREFIX: off unless set; a path that starts with / and cannot shadow /v1', () => {
+    expect(loadConfig({}).dashboardPrefix).toBeNull();
+    expect(loadConfig({ DASHBOARD_PREFIX: '' }).dashboardPrefix).toBeNull();
+    expect(loadConfig({ DASHBOARD_PREFIX: '/api' }).dashboardPrefix).toBe('/api');
+    expect(loadConfig({ DASHBOARD_PREFIX: '/dash/v2.api' }).dashboardPrefix).toBe('/dash/v2.api');
+    for (const bad of ['api', '/api/', '/', '//api', '/a//b', '/v1', '/V1', '/v1/api', '/a/../b', '/./a', '/a b', '/a?b', '/a%2Fb', 'https://x/api']) {
+      expect(() => loadConfig({ DASHBOARD_PREFIX: bad })).toThrow(/DASHBOARD_PREFIX/);
+    }
+  });
+
   test('TEMPORAL_UI_ORIGINS is a comma-separated list of exact origins', () => {
     expect(loadConfig({ TEMPORAL_UI_ORIGINS: ' https://Temporal.example.com , http://[::1]:8233' }).temporalUiOrigins)
       .toEqual(['https://temporal.example.com', 'http://[::1]:8233']);

@@ -12,7 +12,8 @@
 //      sender can pay (422 before signing);
 //   5. the one signature and ONE statement that reserves the day's spend and count (403 naming the
 //      daily guardrail when a cap refuses), stores the row with its signed bytes and hash (status
-//      signed, or sign_only) and emits `agent.transaction.signed`; inside a database transaction
+//      signed, or sign_only) and, for sign-only, emits `agent.transaction.signed` (spec §6.1: a
+//      submit's event is `agent.transaction.broadcast`, once sent); inside a database transaction
 //      when there is an Idempotency-Key's in-flight lock to hold (409 while another request with
 //      the same key runs) or a nonce to allocate (nonce.ts). Anything failing writes nothing:
 //      nothing reserved, nothing recorded, nothing signed that anyone will see;
@@ -221,7 +222,7 @@ export class TransactionCommands {
     const presigned = req.nonce === undefined ? null : await this.signedBytes(a, req.nonce, gasLimit, fees);
     if (presigned && a.idempotencyKey === null) {
       const row = await this.recorded(onHotPool(this.d.hot, 'tx-record-signed'), () => this.d.db(), a, presigned);
-      wakeOutbox(this.d.hot); // its agent.transaction.signed has committed (hot sessions skip the outbox trigger)
+      if (a.mode === 'sign_only') wakeOutbox(this.d.hot); // its agent.transaction.signed has committed (hot sessions skip the outbox trigger)
       return row;
     }
     const at = presigned ? null : await this.d.rpc.endpointOf(chain.chainId);
@@ -260,7 +261,7 @@ export class TransactionCommands {
       maxFeePerGas: s.fees.type === 'eip1559' ? s.fees.maxFeePerGas : null,
       maxPriorityFeePerGas: s.fees.type === 'eip1559' ? s.fees.maxPriorityFeePerGas : null,
       signedTx: s.signedTx, txHash: s.txHash,
-    }, caps, {
+    }, caps, a.mode !== 'sign_only' ? null : {
       id: randomUUID(),
       payload: {
         agent_id: agent.id, transaction_id: a.id, chain: chain.name, chain_id: chain.chainId, from, to: req.to, nonce: s.nonce, tx_type: s.txType,

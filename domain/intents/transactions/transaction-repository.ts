@@ -135,7 +135,8 @@ const RECORD_SIGNED_SQL = `WITH fresh AS (
        RETURNING created_at, to_char(reserved_day, 'YYYY-MM-DD') AS reserved_day, org_id
      ), event AS (
        INSERT INTO event_outbox (id, org_id, event_type, payload)
-       SELECT ?::uuid, signed.org_id, 'agent.transaction.signed', ?::jsonb FROM signed
+       SELECT ?::uuid, signed.org_id, 'agent.transaction.signed', e.payload FROM signed, (SELECT ?::jsonb AS payload) e
+       WHERE e.payload IS NOT NULL
      )
      SELECT fresh.ok AS fresh, signed.created_at, signed.reserved_day FROM fresh LEFT JOIN signed ON true`;
 
@@ -143,8 +144,9 @@ const RECORD_SIGNED_SQL = `WITH fresh AS (
 export type RecordOutcome = { row: TransactionRow; refused: null } | { row: null; refused: 'daily_cap' | 'stale' };
 
 /**
- * The daily counters reserved, the signed row and its `agent.transaction.signed` event, in ONE
- * statement: either all three are written or none. The counters' conditional upsert refuses when
+ * The daily counters reserved, the signed row and, for a sign-only request (`event` not null; spec
+ * §6.1 names `agent.transaction.signed` for sign-only mode, a submit's event is its broadcast),
+ * its `agent.transaction.signed` event, in ONE statement: either all are written or none. The counters' conditional upsert refuses when
  * a cap would be passed ('daily_cap'; the caller names the cap). With a `guard` (the request used
  * a cached read of the agent, its key and the chain), nothing is written either when any of the
  * three rows has changed since ('stale'; the caller reads again and starts over).
@@ -152,7 +154,7 @@ export type RecordOutcome = { row: TransactionRow; refused: null } | { row: null
  * transaction's round trips, so one agent's parallel requests queue for microseconds.
  */
 export async function recordSignedTransaction(run: StatementRunner, t: SignedTransaction, caps: { limitWei: bigint | null; maxCount: number | null },
-  event: { id: string; payload: Record<string, unknown> }, guard: SigningAgentGuard | null): Promise<RecordOutcome> {
+  event: { id: string; payload: Record<string, unknown> } | null, guard: SigningAgentGuard | null): Promise<RecordOutcome> {
   const value = t.valueWei.toString();
   const limit = caps.limitWei === null ? null : caps.limitWei.toString();
   const rows = await run(
@@ -163,7 +165,7 @@ export async function recordSignedTransaction(run: StatementRunner, t: SignedTra
       t.id, t.orgId, t.agentId, t.chain, t.chainId, t.to, value, t.data, t.status, t.idempotencyKey, t.requestDigest,
       t.simulationId, t.simulationStatus, t.createdBy, t.from, t.nonce, t.txType, dec(t.gasLimit), dec(t.gasPrice),
       dec(t.maxFeePerGas), dec(t.maxPriorityFeePerGas), t.signedTx, t.txHash, t.nonceChosen,
-      event.id, JSON.stringify(event.payload)]);
+      event?.id ?? null, event ? JSON.stringify(event.payload) : null]);
   // created_at: a Date from the hot pool, the driver's text through the ORM's connection.
   const { fresh, created_at: stamp, reserved_day: day } = rows[0]! as { fresh: boolean; created_at: Date | string | null; reserved_day: string | null };
   if (!fresh) return { row: null, refused: 'stale' };
