@@ -18,6 +18,7 @@ import { findApprovalById } from '../domain/approvals/approval-repository.ts';
 import type { TemporalArea } from './temporal-area.ts';
 import { AUTOMATIONS_TASK_QUEUE } from '../domain/automations/client.ts';
 import { openRunsBetween } from '../domain/automations/run-repository.ts';
+import { automationRunSeconds } from '../domain/observability/metrics.ts';
 
 export type AutomationActivityDeps = {
   em: () => EntityManager;
@@ -85,11 +86,14 @@ export function createAutomationActivities(d: AutomationActivityDeps) {
 
     /** The final write; approvals the run still waited on expire with it. */
     async finishRun(runId: string, end: RunEndInput): Promise<boolean> {
-      return d.em().transactional(async (tx) => {
-        const moved = await finishRun(tx, runId, end);
-        if (moved) await expireRunApprovals(tx, runId);
-        return moved;
+      const seconds = await d.em().transactional(async (tx) => {
+        const ran = await finishRun(tx, runId, end);
+        if (ran !== null) await expireRunApprovals(tx, runId);
+        return ran;
       });
+      // Counted once, by the attempt that ended the run (a repeated attempt moves nothing).
+      if (seconds !== null) automationRunSeconds.observe({ status: end.status }, seconds);
+      return seconds !== null;
     },
 
     /** A schedule's tick: the run record (idempotent per tick) and the schedule's next time. */

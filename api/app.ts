@@ -7,6 +7,8 @@ import type { Middleware } from 'koa';
 import type { RequestState, RouteDef, AppContext } from './route.ts';
 import type { ApiServices } from './services.ts';
 import { requestContext } from './pipeline/request-context.ts';
+import { observeRequests } from './pipeline/observe.ts';
+import { observabilitySettings } from '../domain/observability/process-telemetry.ts';
 import { problemDetails } from './pipeline/problem-details.ts';
 import { auditRequests } from './pipeline/audit.ts';
 import { rateLimit } from './pipeline/rate-limit.ts';
@@ -33,6 +35,7 @@ export function createApp(s: ApiServices): { app: Koa<RequestState>; router: Rou
 
   if (s.config.dashboardPrefix) app.use(dashboardPrefix(s.config.dashboardPrefix)); // /api/v1/… is /v1/… (§9.3)
   app.use(requestContext(s.config.trustProxyHops));
+  app.use(observeRequests(s.log, paths, observabilitySettings())); // log scope, span, metrics, access line
   app.use(auditRequests(s.audit, paths));          // 1. audit record (sees the final status)
   app.use(problemDetails(s.log));           //    every error below becomes problem details
   app.use(rateLimit(s.rateLimiter));        // 2. global rate limit

@@ -1,7 +1,14 @@
-// One JSON line per event on stdout. Callers pass identifiers and statuses, never bodies,
-// header values or secret material.
+// One JSON line per event (pino): debug and info on stdout, warn and error on stderr, each with
+// `time`, `level`, `component` and `msg`, and the request id and trace id of the request it was
+// written for (domain/observability/request-scope.ts). Callers pass identifiers and statuses,
+// never bodies, header values or secret material; fields named like a credential are censored at
+// any depth all the same (domain/observability/log-redaction.ts). Writes are asynchronous
+// (sonic-boom), flushed when the process exits.
+import pino from 'pino';
+import { censorFields, PINO_REDACT_PATHS, REDACTED } from './observability/log-redaction.ts';
+import { scopeFields } from './observability/request-scope.ts';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 export type Logger = {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -10,11 +17,40 @@ export type Logger = {
   error(msg: string, fields?: Record<string, unknown>): void;
 };
 
-export function createLogger(level: LogLevel, component: string): Logger {
-  const emit = (l: LogLevel) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[l] < ORDER[level]) return;
-    const line = JSON.stringify({ time: new Date().toISOString(), level: l, component, msg, ...fields });
-    (l === 'error' || l === 'warn' ? process.stderr : process.stdout).write(line + '\n');
+/** Where lines go: a test passes streams of its own. */
+export type LogDestinations = { out: pino.DestinationStream; err: pino.DestinationStream };
+
+const options = (level: LogLevel): pino.LoggerOptions => ({
+  level,
+  base: null,
+  timestamp: pino.stdTimeFunctions.isoTime,
+  formatters: { level: (label) => ({ level: label }) },
+  redact: { paths: PINO_REDACT_PATHS, censor: REDACTED },
+  mixin: scopeFields,
+});
+
+let processDestinations: LogDestinations | undefined;
+const roots = new Map<LogLevel, { out: pino.Logger; err: pino.Logger }>();
+
+function defaultDestinations(): LogDestinations {
+  return processDestinations ??= {
+    out: pino.destination({ dest: 1, sync: false }),
+    err: pino.destination({ dest: 2, sync: false }),
   };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+}
+
+export function createLogger(level: LogLevel, component: string, destinations?: LogDestinations): Logger {
+  let root = destinations ? undefined : roots.get(level);
+  if (!root) {
+    const d = destinations ?? defaultDestinations();
+    root = { out: pino(options(level), d.out), err: pino(options(level), d.err) };
+    if (!destinations) roots.set(level, root);
+  }
+  const out = root.out.child({ component });
+  const err = root.err.child({ component });
+  // A level that is off costs one comparison: fields are censored only for lines that are written.
+  const emit = (to: pino.Logger, level: LogLevel) => (msg: string, fields?: Record<string, unknown>) => {
+    if (to.isLevelEnabled(level)) to[level](fields ? censorFields(fields) : {}, msg);
+  };
+  return { debug: emit(out, 'debug'), info: emit(out, 'info'), warn: emit(err, 'warn'), error: emit(err, 'error') };
 }

@@ -12,6 +12,7 @@ import { migrate } from '../db/migrate.ts';
 import { hotReads } from '../db/hot-reads.ts';
 import { InvalidationBus } from '../domain/cache/invalidation-bus.ts';
 import { connectTemporal } from '../domain/temporal/connection.ts';
+import { temporalClientInterceptors } from '../domain/observability/tracing.ts';
 import { temporalDataConverter } from '../domain/temporal/payload-codec.ts';
 import { createApp } from '../api/app.ts';
 import { buildApiServices } from './api-services.ts';
@@ -31,7 +32,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   // The same codec as the worker's: what the api starts is sealed before it reaches history.
   const dataConverter = temporalDataConverter(core.temporalCodecKey);
   const temporal = await connectTemporal(temporalAddress, config.temporalNamespace, dataConverter);
-  const colocatedTemporal = workerConnection ? new Client({ connection: workerConnection, namespace: config.temporalNamespace, dataConverter }) : undefined;
+  const colocatedTemporal = workerConnection ? new Client({ connection: workerConnection, namespace: config.temporalNamespace, dataConverter, interceptors: temporalClientInterceptors() }) : undefined;
   // Caches subscribe to the bus before it starts, so no invalidation is missed.
   const services = await buildApiServices({ config, log, core, hot, bus, temporal, colocatedTemporal }, () => bus.start());
   const { audit } = services;

@@ -12,12 +12,16 @@ import { findTemporalCli, startTemporalDevServer } from './temporal-dev-server.t
 import { startApi } from './api-process.ts';
 import { startWorker } from './worker-process.ts';
 import { runMain } from './main-guard.ts';
+import { createLogger } from '../domain/log.ts';
+import { startProcessTelemetry } from '../domain/observability/process-telemetry.ts';
 
 const projectRoot = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const say = (m: string) => process.stderr.write(`[dev] ${m}\n`);
 
 await runMain(async () => {
   const config = loadConfig(process.env);
+  // One metrics listener and one tracer for the api and the worker of this process.
+  const telemetry = await startProcessTelemetry('vault', createLogger(config.logLevel, 'telemetry'));
   const stops: { name: string; stop: () => Promise<void> }[] = [];
   // Each step is logged: the log shows the order (test/integration/dev-launcher.test.ts reads it).
   const stopAll = async () => {
@@ -54,6 +58,7 @@ await runMain(async () => {
     stops.push({ name: 'the api', stop: api.stop });
     say(`API:         ${api.url}/v1  (health: ${api.url}/v1/health, OpenAPI: ${api.url}/v1/openapi.json)`);
     say(`Temporal:    ${temporalAddress}${uiUrl ? `  (UI: ${uiUrl})` : ''}`);
+    if (telemetry.metricsUrl) say(`Metrics:     ${telemetry.metricsUrl}  (the api's and the worker's, Temporal's included)`);
     if (uiUrl) say(`Decoding payloads in the UI (platform operators): POST ${api.url}/v1/admin/temporal-codec/links, then paste its codec_endpoint into the UI's codec server settings.`);
     say(`First account: curl -s -X POST ${api.url}/v1/auth/signup -H 'content-type: application/json' -d '{"email":"you@example.com","password":"a-long-password"}'`);
     say('Mail is printed to this log unless SMTP_URL is set. Ctrl-C stops everything.');
@@ -63,7 +68,8 @@ await runMain(async () => {
     }
   } catch (e) {
     await stopAll();
+    await telemetry.stop();
     throw e;
   }
-  return stopAll;
+  return async () => { await stopAll(); await telemetry.stop(); };
 });

@@ -39,6 +39,8 @@ import { secretCommands } from './secret-services.ts';
 import { ensureSearchAttributes } from '../domain/temporal/search-attributes.ts';
 import { temporalDataConverter } from '../domain/temporal/payload-codec.ts';
 import { DRAIN_TIMEOUT_MS } from './main-guard.ts';
+import { temporalClientInterceptors, temporalWorkerTracing } from '../domain/observability/tracing.ts';
+import { temporalMetricsAddress } from '../domain/observability/process-telemetry.ts';
 
 const SWEEP_EVERY_MS = 15_000;
 /** An intent this old whose workflow is not running had its start fail: start it again. */
@@ -50,10 +52,13 @@ let runtimeInstalled = false;
  * would also take over SIGINT/SIGTERM and re-raise them; our entry points own signals instead
  * (workers/main-guard.ts), so every child process is stopped in order.
  */
-function installQuietRuntime(level: Config['logLevel']): void {
+function installQuietRuntime(level: Config['logLevel'], metricsAddress: string | undefined): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger(level === 'debug' ? 'INFO' : 'WARN'), shutdownSignals: [] });
+  // With METRICS_PORT set, the SDK's own metrics (task slots, poll and schedule latencies, sticky
+  // cache) go to a loopback exporter that this process's /metrics appends.
+  const telemetryOptions = metricsAddress ? { metrics: { prometheus: { bindAddress: metricsAddress } } } : undefined;
+  Runtime.install({ logger: new DefaultLogger(level === 'debug' ? 'INFO' : 'WARN'), shutdownSignals: [], telemetryOptions });
 }
 
 /** `connection`: its Temporal connection, for an api in the same process to start workflows eagerly. */
@@ -65,7 +70,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const core = await openCore(config, databaseUrl);
   const em = () => core.db.em.fork();
   await migrate(em(), (m) => log.info(m));
-  installQuietRuntime(config.logLevel);
+  if (!runtimeInstalled) installQuietRuntime(config.logLevel, await temporalMetricsAddress());
   const connection = await NativeConnection.connect({ address: temporalAddress });
   // Every payload this worker and its client exchange with Temporal is encrypted (payload-codec.ts).
   const dataConverter = temporalDataConverter(core.temporalCodecKey);
@@ -79,7 +84,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const hot = hotReads(databaseUrl, 4, 'ocv-worker');
   const audit = new ActionAudit(new AuditWriter(hot, core.auditKey, log, secretReadPrecondition));
   // Runs this process starts (event triggers, the sweeper) start eagerly on its own workers.
-  const automations = new AutomationsClient(temporal, new Client({ connection, namespace: config.temporalNamespace, dataConverter }));
+  const automations = new AutomationsClient(temporal, new Client({ connection, namespace: config.temporalNamespace, dataConverter, interceptors: temporalClientInterceptors() }));
   const schedules = new AutomationSchedules(em, temporal, log);
   // Steps that sign and submit act through the same Intents API commands as the api.
   const intents = intentServices({ db: em, hot, kms: core.kms, audit, temporal, log, rpcOverrides: config.chainRpcUrls });
@@ -103,9 +108,11 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
     shareAccessMailWindowSeconds: config.shareAccessMailWindowSeconds, chainRpc: intents.chainRpc,
     retentionDays: config.retentionDays,
   };
-  const code = await workflowCodeOptions();
+  // With tracing on: the traced workflow bundle, activity spans and the workflow span sink.
+  const tracing = await temporalWorkerTracing();
+  const code = await workflowCodeOptions(tracing.sinks !== undefined);
   const workers = await Promise.all(TEMPORAL_AREAS.map((area) => Worker.create({
-    connection, namespace: config.temporalNamespace, ...code, dataConverter, taskQueue: area.taskQueue, activities: area.activities(deps),
+    connection, namespace: config.temporalNamespace, ...code, ...tracing, dataConverter, taskQueue: area.taskQueue, activities: area.activities(deps),
     workflowThreadPoolSize: area.workflowThreads ?? 1,
     shutdownGraceTime: DRAIN_TIMEOUT_MS, // a stop lets running activities finish before it asks them to cancel (the SDK's default: at once)
     ...(area.workflowTaskSlots ? { maxConcurrentWorkflowTaskExecutions: area.workflowTaskSlots } : {}),

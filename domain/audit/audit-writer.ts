@@ -14,6 +14,7 @@ import { chainHash, canonicalJson, type ChainedFields } from './chain-hash.ts';
 import type { Logger } from '../log.ts';
 import type { AppendGuard, AppendPrecondition } from './append-precondition.ts';
 import { appendBatch, appendStatement, EVENT_COLUMNS, readChainHead } from './audit-repository.ts';
+import { auditAppendSeconds, auditBatchSize } from '../observability/metrics.ts';
 
 export type AuditEventInput = {
   orgId: string | null;
@@ -117,9 +118,11 @@ export class AuditWriter {
 
   private writeNext(chain: string, st: ChainState): void {
     const items = st.queue.splice(0, MAX_BATCH);
+    auditBatchSize.observe(items.length);
+    const timer = auditAppendSeconds.startTimer();
     st.inFlight = this.append(chain, st, items).then(
-      (written) => { for (const p of written) p.resolve(); },
-      (e: unknown) => { st.head = undefined; for (const p of items) p.reject(e); },
+      (written) => { timer({ result: 'written' }); for (const p of written) p.resolve(); },
+      (e: unknown) => { timer({ result: 'failed' }); st.head = undefined; for (const p of items) p.reject(e); },
     ).finally(() => {
       st.inFlight = undefined;
       if (st.queue.length > 0) this.schedule(chain, st);

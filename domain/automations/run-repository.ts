@@ -78,15 +78,16 @@ export type RunEnd = {
 
 const OPEN: RunStatus[] = ['running', 'awaiting_approval'];
 
-/** The final write; false when the run had already ended (or is gone). */
-export async function finishRun(tx: EntityManager, runId: string, end: RunEnd): Promise<boolean> {
+/** The final write; the run's time from start to end in seconds, or null when it had already ended (or is gone). */
+export async function finishRun(tx: EntityManager, runId: string, end: RunEnd): Promise<number | null> {
   const rows = await query(tx).updateTable('automation_runs')
     .set({
       status: end.status, error: end.error, step_results: end.stepResults, context: end.context, tokens_used: end.tokensUsed, cost_cents: end.costCents,
       finished_at: sql`now()`,
     })
-    .where('id', '=', runId).where('status', 'in', OPEN).returning('id').execute();
-  return rows.length > 0;
+    .where('id', '=', runId).where('status', 'in', OPEN)
+    .returning(sql<string>`extract(epoch from now() - started_at)`.as('seconds')).execute();
+  return rows.length > 0 ? Number(rows[0]!.seconds) : null;
 }
 
 /** running ↔ awaiting_approval, with the results so far (so the run detail shows where it waits). */

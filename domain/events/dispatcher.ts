@@ -10,7 +10,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../log.ts';
 import { ADVISORY_LOCKS } from '../../db/advisory-locks.ts';
 import { openListenConnection, type ListenConnection } from '../../db/listen-connection.ts';
-import { OUTBOX_CHANNEL, markDispatched, pendingEvents, type OutboxEvent } from './outbox-repository.ts';
+import { OUTBOX_CHANNEL, markDispatched, oldestPendingAgeSeconds, pendingEvents, type OutboxEvent } from './outbox-repository.ts';
+import { outboxDispatched, watchOutboxLag } from '../observability/metrics.ts';
 
 
 /** Starts durable work for each event, idempotently, in event order within an organization. */
@@ -46,6 +47,7 @@ export class OutboxDispatcher {
   }
 
   async start(): Promise<void> {
+    watchOutboxLag(() => oldestPendingAgeSeconds(this.o.em()));
     this.timer = setInterval(() => this.tick(), this.o.sweepMs);
     this.timer.unref();
     await this.tryToLead();
@@ -120,6 +122,7 @@ export class OutboxDispatcher {
       .find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
     await markDispatched(em, events.map((e) => e.id));
+    outboxDispatched.inc(events.length);
     return events.length;
   }
 }

@@ -46,3 +46,11 @@ export async function markDispatched(em: EntityManager, ids: string[]): Promise<
   await query(em).updateTable('event_outbox').set({ dispatched_at: sql`now()` })
     .where((eb) => eb('id', '=', eb.fn.any(eb.val(ids)))).execute();
 }
+
+/** Seconds since the oldest undispatched event was written; 0 when none waits (walks the pending index to its first entry). */
+export async function oldestPendingAgeSeconds(em: EntityManager): Promise<number> {
+  const row = await query(em).selectFrom('event_outbox')
+    .select(sql<string>`extract(epoch from now() - created_at)`.as('age'))
+    .where('dispatched_at', 'is', null).orderBy('seq').limit(1).executeTakeFirst();
+  return row ? Math.max(0, Number(row.age)) : 0;
+}

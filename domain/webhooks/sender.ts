@@ -7,6 +7,7 @@ import type { OutboundClient, OutboundResult } from '../net/outbound/client.ts';
 import { bodyExcerpt } from '../net/outbound/client.ts';
 import { openWebhookSecret } from './webhook-secret.ts';
 import { signedHeaders } from './signature.ts';
+import { webhookDeliveries } from '../observability/metrics.ts';
 import { beginRound, cancelOrphans, finishAttempts, pendingInBatch, type AttemptOutcome, type AttemptTarget, type FinishedAttempt } from './delivery-repository.ts';
 
 /** The documented delivery body (README "Webhooks"): the stored event, never a secret value. */
@@ -73,7 +74,9 @@ export class WebhookSender {
       'user-agent': 'ocv-vault-webhooks/1',
       ...signedHeaders(secret, t.event_id, Math.floor(Date.now() / 1000), body),
     };
-    return outcomeOf(await this.d.outbound.send({ method: 'POST', url: t.url, headers, body, allowHttp: false }));
+    const outcome = outcomeOf(await this.d.outbound.send({ method: 'POST', url: t.url, headers, body, allowHttp: false }));
+    webhookDeliveries.inc({ outcome: outcome.verdict });
+    return outcome;
   }
 }
 

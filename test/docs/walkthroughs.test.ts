@@ -11,6 +11,7 @@
 //                   through operatorAccount, which signs up or logs in)
 //   ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY (docs/ai-and-bindings.md): Anthropic and your key;
 //                   here a local stand-in speaking the Messages API (test/helpers/fake-ai-server.ts)
+//   METRICS_PORT (docs/operations.md): the metrics port npm start was given; here the stack's
 //   TEMPORAL_ADDRESS (docs/operations.md): the Temporal address npm start prints; here the stack's
 //   DATA_DIR (docs/operations.md, the backup drill): the data directory of the running npm start;
 //                   here the test stack's, which the drill backs up while the suite runs
@@ -90,6 +91,9 @@ describe('every environment variable the code reads is on docs/configuration.md'
     for (const m of elsewhere.matchAll(/process\.env\.([A-Z][A-Z0-9_]+)|process\.env\[['"]([A-Z][A-Z0-9_]+)['"]\]|\$\{?([A-Z][A-Z0-9_]+_BIN)\b/g)) {
       names.add((m[1] ?? m[2] ?? m[3])!);
     }
+    // The observability variables (domain/observability/settings.ts): its schema and the OTEL_* it reads.
+    const telemetry = read('domain/observability/settings.ts');
+    for (const m of telemetry.matchAll(/^\s{2}([A-Z][A-Z0-9_]+):|env\.([A-Z][A-Z0-9_]+)/gm)) names.add((m[1] ?? m[2])!);
     names.delete('PATH');
     expect(names.size).toBeGreaterThan(40);
     const missing = [...names].filter((n) => !new RegExp('`' + n + '`').test(page)).sort();
@@ -103,7 +107,7 @@ describe('the walk-throughs run against the test stack', () => {
       preamble: PREAMBLE,
       env: {
         OPERATOR_TOKEN: operatorToken, ANTHROPIC_BASE_URL: anthropic!.baseUrl, ANTHROPIC_API_KEY,
-        TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!,
+        TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, METRICS_PORT: process.env.TEST_METRICS_PORT!,
         DATA_DIR: process.env.TEST_DATA_DIR!,
       },
       cwd: projectRoot,

@@ -45,8 +45,11 @@ export default async function globalSetup(): Promise<void> {
   // The default model provider (ai_generate steps without their own, the automation assistant).
   const ai = await startFakeAiServer('openai', { apiKey: STACK_AI_KEY, defaultReply: DEFAULT_STACK_REPLY });
   shareAiServer(ai);
+  // docs/operations.md scrapes the stack's /metrics (the api's and the worker's, one process).
+  const metricsPort = await freePort();
   const child = spawnEntry('workers/dev.ts', {
     DATA_DIR: dataDir,
+    METRICS_PORT: String(metricsPort),
     PORT: String(await freePort()),
     TEMPORAL_UI: 'off',
     SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
@@ -83,6 +86,7 @@ export default async function globalSetup(): Promise<void> {
     process.env.TEST_TEMPORAL_ADDRESS = info.temporalAddress;
     process.env.TEST_MAILBOX = mailbox;
     process.env.TEST_DATA_DIR = dataDir;
+    process.env.TEST_METRICS_PORT = String(metricsPort);
   } catch (e) {
     await stopGroup(child);
     await smtp.close();
