@@ -83,6 +83,9 @@ export default async function globalSetup(): Promise<void> {
     process.env.TEST_TEMPORAL_ADDRESS = info.temporalAddress;
     process.env.TEST_MAILBOX = mailbox;
     process.env.TEST_DATA_DIR = dataDir;
+    // Every api a test starts (workers/api.ts) runs as one process unless the test asks for more
+    // (the default is one per core; test/integration/api-processes.test.ts runs two).
+    process.env.API_PROCESSES ??= '1';
   } catch (e) {
     await stopGroup(child);
     await smtp.close();
