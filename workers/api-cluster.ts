@@ -74,6 +74,9 @@ export async function startApiCluster(config: Config): Promise<() => Promise<voi
     setTimeout(() => { if (!stopping) fork(); }, delay).unref();
   });
   log.info('api listening', { url, processes: config.apiProcesses, pids: first.map((w) => w.process.pid) });
+  // One scrape sums every child (workers/cluster-metrics.ts); read here until config carries it.
+  const metricsPort = Number(process.env.METRICS_PORT ?? '');
+  const stopMetrics = metricsPort > 0 ? await (await import('./cluster-metrics.ts')).serveClusterMetrics(metricsPort, config.host) : undefined;
 
   async function stopAll(): Promise<void> {
     const children = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead());
@@ -88,6 +91,7 @@ export async function startApiCluster(config: Config): Promise<() => Promise<voi
   return async () => {
     stopping = true;
     await stopAll();
+    await stopMetrics?.();
   };
 }
 
