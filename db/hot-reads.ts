@@ -21,6 +21,12 @@ export type HotReads = {
   inOrder<T extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<T[]>;
   /** All rows of an unnamed statement (shapes that vary). */
   rows<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<T[]>;
+  /**
+   * Runs `work` in one transaction on one pooled connection, its named statements through `q`:
+   * committed if `work` resolves, rolled back if it throws. For the rare path that must hold a row
+   * lock across a statement (the audit chain's head when another process keeps moving it).
+   */
+  transaction<R>(work: (q: <T extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => Promise<T[]>) => Promise<R>): Promise<R>;
   close(): Promise<void>;
 };
 
@@ -46,6 +52,21 @@ export function hotReads(databaseUrl: string, max = 10, applicationName = 'ocv')
     inOrder: (name, text, values) => ordered.many(name, text, values),
     async rows<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<T[]> {
       return (await pool.query<T>(text, values)).rows;
+    },
+    async transaction(work) {
+      const client = await pool.connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('BEGIN');
+        const result = await work(async (name, text, values) => (await client.query({ name, text, values })).rows);
+        await client.query('COMMIT');
+        return result;
+      } catch (e) {
+        await client.query('ROLLBACK').catch((rollbackError: Error) => { broken = rollbackError; });
+        throw e;
+      } finally {
+        client.release(broken); // a connection that could not roll back is closed, not reused
+      }
     },
     close: async () => { await ordered.close(); await pool.end(); },
   };

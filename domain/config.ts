@@ -1,6 +1,7 @@
 // Process configuration, read once from the environment and validated at start.
 // A wrong or missing variable is named in the error so the operator can fix it.
 import { z } from 'zod';
+import os from 'node:os';
 import path from 'node:path';
 import { parseCidr } from './net/ip.ts';
 import { chainNameProblem, endpointUrlProblem } from './chains/chain-fields.ts';
@@ -27,6 +28,8 @@ export const uiOriginsFor = (port: number) => [`http://localhost:${port}`, `http
 const EnvSchema = z.object({
   PORT: port.default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
+  // workers/api.ts: api processes sharing the port (one per core by default; workers/api-cluster.ts).
+  API_PROCESSES: z.coerce.number().int().min(1).max(256).optional(),
   PUBLIC_URL: optionalUrl(['http://', 'https://']),
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_URL: optionalUrl(['postgres://', 'postgresql://']),
@@ -144,6 +147,8 @@ const EnvSchema = z.object({
 export type Config = {
   port: number;
   host: string;
+  /** How many api processes workers/api.ts runs on the one port (API_PROCESSES, else the core count). */
+  apiProcesses: number;
   publicUrl: string;
   /** JWT issuer: PUBLIC_URL when set, else a constant, so tokens survive restarts on other ports. */
   jwtIssuer: string;
@@ -246,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
   return {
     port: e.PORT,
     host: e.HOST,
+    apiProcesses: e.API_PROCESSES ?? os.availableParallelism(),
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     jwtIssuer: e.PUBLIC_URL ? e.PUBLIC_URL.replace(/\/+$/, '') : 'ocv-vault',
     dataDir,

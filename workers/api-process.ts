@@ -9,6 +9,7 @@ import { createLogger } from '../domain/log.ts';
 import { logExemptions } from '../domain/net/outbound/exemptions.ts';
 import { openCore } from './core.ts';
 import { migrate } from '../db/migrate.ts';
+import { checkRootKey } from '../domain/auth/root-key-check.ts';
 import { hotReads } from '../db/hot-reads.ts';
 import { InvalidationBus } from '../domain/cache/invalidation-bus.ts';
 import { connectTemporal } from '../domain/temporal/connection.ts';
@@ -20,13 +21,17 @@ import { DRAIN_TIMEOUT_MS } from './main-guard.ts';
 
 export type RunningApi = { url: string; stop: () => Promise<void> };
 
-/** `workerConnection`: the Temporal connection of a worker in this process, for eager workflow starts. */
-export async function startApi(config: Config, databaseUrl: string, temporalAddress: string, workerConnection?: NativeConnection): Promise<RunningApi> {
+/**
+ * `workerConnection`: the Temporal connection of a worker in this process, for eager workflow starts.
+ * `reusePort`: bind the port beside other api processes (workers/api-cluster.ts).
+ */
+export async function startApi(config: Config, databaseUrl: string, temporalAddress: string, workerConnection?: NativeConnection, opts: { reusePort?: boolean } = {}): Promise<RunningApi> {
   const log = createLogger(config.logLevel, 'api');
   logExemptions(config.outboundAllowCidrs, log);
   const core = await openCore(config, databaseUrl);
   const em = () => core.db.em.fork();
   await migrate(em(), (m) => log.info(m));
+  await checkRootKey(em(), core.jwtWrapKey); // a wrong ROOT_KEY stops the start here
   const bus = new InvalidationBus(databaseUrl, (m) => log.warn(m));
   const hot = hotReads(databaseUrl);
   // The same codec as the worker's: what the api starts is sealed before it reaches history.
@@ -47,7 +52,8 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+    // exclusive: a cluster child binds its own socket rather than asking the primary for one.
+    server.listen({ port: config.port, host: config.host, ...(opts.reusePort ? { reusePort: true, exclusive: true } : {}) }, () => resolve());
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -15,6 +15,7 @@ import { WebhookSender } from '../domain/webhooks/sender.ts';
 import { markBatchesStarted } from '../domain/webhooks/delivery-repository.ts';
 import { openCore } from './core.ts';
 import { migrate } from '../db/migrate.ts';
+import { checkRootKey } from '../domain/auth/root-key-check.ts';
 import { connectTemporal } from '../domain/temporal/connection.ts';
 import { createMailTransport } from '../domain/mail/deliver.ts';
 import { workflowCodeOptions } from './worker-options.ts';
@@ -70,6 +71,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
   const core = await openCore(config, databaseUrl);
   const em = () => core.db.em.fork();
   await migrate(em(), (m) => log.info(m));
+  await checkRootKey(em(), core.jwtWrapKey); // a wrong ROOT_KEY stops the start here
   if (!runtimeInstalled) installQuietRuntime(config.logLevel, await temporalMetricsAddress());
   const connection = await NativeConnection.connect({ address: temporalAddress });
   // Every payload this worker and its client exchange with Temporal is encrypted (payload-codec.ts).

@@ -50,6 +50,22 @@ export async function appendBatch(hot: HotReads, statement: string, b: LinkedBat
   return rows[0]!;
 }
 
+/**
+ * Appends a batch under the chain head's row lock: the head is read, the batch linked from it
+ * (`link`) and written while no other writer can move the head, so the compare-and-swap cannot
+ * lose (a stale guard still writes nothing). The path of a writer that lost the race to another
+ * process appending to the same chain: without it, one that keeps losing would never write.
+ */
+export async function appendBatchLocked(hot: HotReads, statement: string, chain: string, link: (prev: string) => LinkedBatch): Promise<{ result: AppendResult; batch: LinkedBatch }> {
+  return hot.transaction(async (q) => {
+    const [head] = await q<{ last_hash: string }>('audit-head-lock', 'SELECT last_hash FROM audit_chain_heads WHERE chain_key = $1 FOR UPDATE', [chain]);
+    if (!head) throw new Error(`audit chain ${chain} has no head`);
+    const b = link(head.last_hash);
+    const [result] = await q<AppendResult>('audit-append-locked', statement, [...b.columns, b.last, b.count, b.chain, b.prev, ...b.guards]);
+    return { result: result!, batch: b };
+  });
+}
+
 /** The chain's head, the chain created (at the genesis hash) if it has none. */
 export async function readChainHead(hot: HotReads, chain: string): Promise<string> {
   await hot.rows('INSERT INTO audit_chain_heads (chain_key, last_hash) VALUES ($1, $2) ON CONFLICT DO NOTHING', [chain, GENESIS_HASH]);

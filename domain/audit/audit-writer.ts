@@ -13,7 +13,7 @@ import type { HotReads } from '../../db/hot-reads.ts';
 import { chainHash, canonicalJson, type ChainedFields } from './chain-hash.ts';
 import type { Logger } from '../log.ts';
 import type { AppendGuard, AppendPrecondition } from './append-precondition.ts';
-import { appendBatch, appendStatement, EVENT_COLUMNS, readChainHead } from './audit-repository.ts';
+import { appendBatch, appendBatchLocked, appendStatement, EVENT_COLUMNS, readChainHead, type AppendResult, type LinkedBatch } from './audit-repository.ts';
 import { auditAppendSeconds, auditBatchSize } from '../observability/metrics.ts';
 
 export type AuditEventInput = {
@@ -148,16 +148,24 @@ export class AuditWriter {
   /**
    * Links the batch from the head this process knows and writes it in one statement; resolves
    * with the records written. When another writer (another process) moved the head meanwhile,
-   * nothing is written; the head is read again and the batch relinked. When guards are stale,
+   * nothing is written; the batch is then relinked and written under the head's row lock, which
+   * cannot lose (appendBatchLocked). When guards are stale,
    * nothing is written either: those records are rejected with the precondition's error and the rest
    * relinked, which needs no new head.
    */
   private async append(chain: string, st: ChainState, batch: Pending[]): Promise<Pending[]> {
     let items = batch;
+    // After a lost race the batch is written under the head's row lock: another process that
+    // keeps appending (api processes under load on one organization) cannot starve this one.
+    let contended = false;
     for (let attempt = 0; attempt < MAX_ATTEMPTS;) {
-      const linked = this.link(st.head ?? await this.readHead(chain), items);
-      const { inserted, stale } = await appendBatch(this.hot, this.statement,
-        { columns: linked.columns, guards: linked.guards, chain, prev: linked.prev, last: linked.last, count: items.length });
+      const batchFrom = (prev: string) => {
+        const l = this.link(prev, items);
+        return { columns: l.columns, guards: l.guards, chain, prev: l.prev, last: l.last, count: items.length };
+      };
+      const { result: { inserted, stale }, batch: linked } = contended
+        ? await appendBatchLocked(this.hot, this.statement, chain, batchFrom)
+        : await this.appendFromHead(st.head ?? await this.readHead(chain), batchFrom);
       if (stale) {
         const staleOrds = new Set(stale);
         const rejected = items.filter((_, i) => staleOrds.has(i + 1));
@@ -171,9 +179,16 @@ export class AuditWriter {
         return items;
       }
       st.head = undefined;
+      contended = true;
       attempt++;
     }
     throw new Error(`audit chain ${chain} is too contended to append to`);
+  }
+
+  /** The fast path: one statement, a compare-and-swap from the head this process knows. */
+  private async appendFromHead(head: string, batchFrom: (prev: string) => LinkedBatch): Promise<{ result: AppendResult; batch: LinkedBatch }> {
+    const batch = batchFrom(head);
+    return { result: await appendBatch(this.hot, this.statement, batch), batch };
   }
 
   private readHead(chain: string): Promise<string> {

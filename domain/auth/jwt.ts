@@ -50,22 +50,14 @@ export class JwtService {
 
   /** Loads the signing keys, creating the first one if none exists (safe across replicas). */
   async init(em: EntityManager): Promise<void> {
-    await em.transactional(async (tx) => {
-      await lockJwtKeyCreation(tx);
-      if (await hasActiveJwtKey(tx)) return;
-      const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-      const kid = randomUUID();
-      const jwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
-      const sealed = seal(this.wrapKey, privateKey.export({ format: 'der', type: 'pkcs8' }), Buffer.from(`jwt:${kid}`));
-      await insertJwtKey(tx, { kid, publicJwk: jwk, privateSealed: sealed });
-    });
+    await ensureJwtSigningKey(em, this.wrapKey);
     const keys = await listJwtKeys(em);
     for (const k of keys) {
       const jwk = k.public_jwk as JWK; // written by this service: a public JWK
       const publicKey = createPublicKey({ key: jwk as never, format: 'jwk' });
       this.verifyKeys.set(k.kid, publicKey);
       if (k.active && !this.active) {
-        const der = open(this.wrapKey, Buffer.from(k.private_sealed), Buffer.from(`jwt:${k.kid}`));
+        const der = openJwtSigningKey(this.wrapKey, k);
         this.active = { kid: k.kid, privateKey: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }), publicKey, jwk };
       }
     }
@@ -144,4 +136,22 @@ export class JwtService {
     this.verified.set(token, v);
     return v;
   }
+}
+
+/** Creates the first signing key, sealed by `wrapKey`, unless one is active (safe across replicas). */
+export async function ensureJwtSigningKey(em: EntityManager, wrapKey: KeyLike): Promise<void> {
+  await em.transactional(async (tx) => {
+    await lockJwtKeyCreation(tx);
+    if (await hasActiveJwtKey(tx)) return;
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const kid = randomUUID();
+    const jwk = { ...(await exportJWK(publicKey)), kid, alg: ALG, use: 'sig' };
+    const sealed = seal(wrapKey, privateKey.export({ format: 'der', type: 'pkcs8' }), Buffer.from(`jwt:${kid}`));
+    await insertJwtKey(tx, { kid, publicJwk: jwk, privateSealed: sealed });
+  });
+}
+
+/** The private key (PKCS#8 DER) of a stored signing key; DecryptionError under another wrap key. */
+export function openJwtSigningKey(wrapKey: KeyLike, k: { kid: string; private_sealed: Uint8Array }): Buffer {
+  return open(wrapKey, Buffer.from(k.private_sealed), Buffer.from(`jwt:${k.kid}`));
 }

@@ -8,12 +8,18 @@ export function loadOrCreateRootKey(dataDir: string, fromEnv: Buffer | undefined
   if (fromEnv) return fromEnv;
   const file = path.join(dataDir, 'root.key');
   fs.mkdirSync(dataDir, { recursive: true });
-  try {
-    const fd = fs.openSync(file, 'wx', 0o600);
-    fs.writeSync(fd, randomBytes(32).toString('base64'));
-    fs.closeSync(fd);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  // Written whole under a temporary name, then linked into place (fails if it exists): processes
+  // starting together on one volume (api and worker replicas) all read the one complete key.
+  if (!fs.existsSync(file)) {
+    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    fs.writeFileSync(tmp, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+    try {
+      fs.linkSync(tmp, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
   }
   const key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
   if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);

@@ -22,6 +22,9 @@ export type EventSubscriber = {
   stop?(): Promise<void>;
 };
 
+/** The safety-net sweep: also how soon a follower takes over from a leader that died. */
+export const OUTBOX_SWEEP_MS = 5_000;
+
 export type DispatcherOptions = {
   databaseUrl: string;
   em: () => EntityManager;
@@ -43,7 +46,7 @@ export class OutboxDispatcher {
   private current: Promise<void> = Promise.resolve();
 
   constructor(options: DispatcherOptions) {
-    this.o = { sweepMs: 5_000, batchSize: 500, ...options };
+    this.o = { sweepMs: OUTBOX_SWEEP_MS, batchSize: 500, ...options };
   }
 
   async start(): Promise<void> {

@@ -5,7 +5,8 @@ import type { Logger } from '../log.ts';
 import { freePort } from '../../db/free-port.ts';
 import { loadObservabilitySettings, type ObservabilitySettings } from './settings.ts';
 import { startTracing } from './tracing.ts';
-import { addExternalMetrics, collectProcessMetrics } from './metrics.ts';
+import type { Registry } from 'prom-client';
+import { addExternalMetrics, collectProcessMetrics, registry } from './metrics.ts';
 import { startMetricsServer } from './metrics-server.ts';
 
 export type ProcessTelemetry = { settings: ObservabilitySettings; metricsUrl: string | null; stop: () => Promise<void> };
@@ -17,7 +18,13 @@ export function observabilitySettings(): ObservabilitySettings {
   return current ??= loadObservabilitySettings();
 }
 
-export async function startProcessTelemetry(serviceName: string, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<ProcessTelemetry> {
+/**
+ * `shareMetrics`: this process is one of several api processes on one port (API_PROCESSES): it
+ * hands its registry to the launcher, which serves METRICS_PORT summed over all of them, instead
+ * of listening itself (the port is the launcher's).
+ */
+export async function startProcessTelemetry(serviceName: string, log: Logger, env: NodeJS.ProcessEnv = process.env,
+  opts: { shareMetrics?: (registries: Registry[]) => void } = {}): Promise<ProcessTelemetry> {
   const settings = loadObservabilitySettings(env);
   current = settings;
   const tracing = settings.tracing ? await startTracing(serviceName) : null;
@@ -25,7 +32,8 @@ export async function startProcessTelemetry(serviceName: string, log: Logger, en
   let metrics: Awaited<ReturnType<typeof startMetricsServer>> | null = null;
   if (settings.metrics) {
     collectProcessMetrics();
-    metrics = await startMetricsServer(settings.metrics.host, settings.metrics.port, log);
+    if (opts.shareMetrics) opts.shareMetrics([registry]);
+    else metrics = await startMetricsServer(settings.metrics.host, settings.metrics.port, log);
   }
   return {
     settings,

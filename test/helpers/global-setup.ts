@@ -87,6 +87,9 @@ export default async function globalSetup(): Promise<void> {
     process.env.TEST_MAILBOX = mailbox;
     process.env.TEST_DATA_DIR = dataDir;
     process.env.TEST_METRICS_PORT = String(metricsPort);
+    // Every api a test starts (workers/api.ts) runs as one process unless the test asks for more
+    // (the default is one per core; test/integration/api-processes.test.ts runs two).
+    process.env.API_PROCESSES ??= '1';
   } catch (e) {
     await stopGroup(child);
     await smtp.close();

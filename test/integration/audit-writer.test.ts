@@ -134,3 +134,19 @@ test('a record whose read guard is stale is refused and not written; the others 
   await expect(w.record({ ...event(orgId, 5, 'fresh'), guard: guardValues(guard) })).rejects.toBeInstanceOf(StaleReadError);
   await assertValidChain(orgId, 3);
 });
+
+test('writers in three processes\' worth appending to one chain without pause all get every record in (none starves)', async () => {
+  // Sustained contention, as api processes under load on one busy organization: each writer keeps
+  // 32 records in flight, so whichever lost a race finds the others already writing again.
+  const orgId = randomUUID();
+  const writers = [writer('audit-writer-a'), writer('audit-writer-b'), writer('audit-writer-c')];
+  const PER_LOOP = 25;
+  let failed = 0;
+  await Promise.all(writers.flatMap((w, n) => Array.from({ length: 32 }, async (_, loop) => {
+    for (let i = 0; i < PER_LOOP; i++) {
+      await w.record(event(orgId, (n * 32 + loop) * PER_LOOP + i, `w${n}`)).catch(() => { failed++; });
+    }
+  })));
+  expect(failed).toBe(0);
+  await assertValidChain(orgId, 3 * 32 * PER_LOOP);
+}, 120_000);
