@@ -11,11 +11,13 @@ import { startSecondApi, type SecondApi } from '../helpers/second-api.ts';
 import { stopGroup, waitFor } from '../helpers/stack.ts';
 import { agentJwt, createVault, grantAgent, putSecret, registerAgent } from '../helpers/agent-fixtures.ts';
 import { childrenOf, requestVia } from '../helpers/served-by.ts';
+import { freePort } from '../../db/free-port.ts';
 
 let logDir: string;
 let api: SecondApi;
 let port: number;
 let primary: number;
+let metricsPort: number;
 
 /** The api processes now: the primary's children, once there are `count`. */
 const processes = (count = 2) => waitFor(`${count} api processes`, 60_000, () => {
@@ -25,7 +27,8 @@ const processes = (count = 2) => waitFor(`${count} api processes`, 60_000, () =>
 
 beforeAll(async () => {
   logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vault-api-processes-'));
-  api = await startSecondApi('processes', logDir, { API_PROCESSES: '2', LOG_LEVEL: 'info' });
+  metricsPort = await freePort();
+  api = await startSecondApi('processes', logDir, { API_PROCESSES: '2', LOG_LEVEL: 'info', METRICS_PORT: String(metricsPort) });
   port = Number(new URL(api.url).port);
   primary = api.child.pid!; // bin/node24 execs node: the spawned process is the primary
 }, 120_000);
@@ -41,6 +44,19 @@ test('two api processes listen on the one port, and each serves', async () => {
   for (const pid of pids) expect((await requestVia(port, pid, pids, 'GET', '/v1/health')).status).toBe(200);
   const started = fs.readFileSync(api.log, 'utf8').split('\n').filter((l) => l.includes('"api listening"') && l.includes('"processes":2'));
   expect(started).toHaveLength(1);
+});
+
+test('one scrape of METRICS_PORT, served by the launcher, counts the requests of every api process', async () => {
+  const pids = await processes();
+  const healthCount = async () => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith('vault_http_request_duration_seconds_count{') && l.includes('route="/v1/health"') && l.includes('status="200"'));
+    return line ? Number(line.split(' ').pop()) : 0;
+  };
+  const before = await healthCount();
+  for (const pid of pids) for (let i = 0; i < 3; i++) expect((await requestVia(port, pid, pids, 'GET', '/v1/health')).status).toBe(200);
+  // Three requests served by each process: a scrape that saw only one process would count three.
+  expect(await healthCount()).toBe(before + 3 * pids.length);
 });
 
 test('a change made through one process is seen by the next request the other serves', async () => {
