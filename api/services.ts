@@ -8,7 +8,8 @@ import type { JwtService } from '../domain/auth/jwt.ts';
 import type { ApiKeyService } from '../domain/auth/api-keys.ts';
 import type { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import type { AuditWriter } from '../domain/audit/audit-writer.ts';
-import type { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
+import type { Limiter } from '../domain/ratelimit/limiter.ts';
+import type { RateLimits } from '../domain/ratelimit/rate-limits.ts';
 import type { VaultCommands } from '../domain/vaults/vault-commands.ts';
 import type { MemberCommands } from '../domain/org/member-commands.ts';
 import type { InvitationCommands } from '../domain/org/invitation-commands.ts';
@@ -57,7 +58,9 @@ export type ApiServices = {
 
   // Pipeline stages (api/pipeline/*).
   audit: AuditWriter;
-  rateLimiter: TokenBuckets;
+  rateLimiter: Limiter;
+  /** The store every limit keeps its counters in; closed when the api stops. */
+  rateLimits: Pick<RateLimits, 'close'>;
   jwt: JwtService;
   apiKeys: ApiKeyService;
   ipRules: IpRuleCache;

@@ -7,6 +7,7 @@ import { parseCidr } from './net/ip.ts';
 import { chainNameProblem, endpointUrlProblem } from './chains/chain-fields.ts';
 import { AI_PROTOCOLS, DEFAULT_BASE_URLS, type AiProtocol } from './ai/protocols.ts';
 import { parsePriceOverrides, priceTable, type PriceTable } from './ai/prices.ts';
+import type { RateLimitStoreConfig } from './ratelimit/rate-limits.ts';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -81,6 +82,9 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().min(3).default('Vault <no-reply@localhost>'),
   RATE_LIMIT_RPS: positiveInt.default(100),
   RATE_LIMIT_BURST: positiveInt.default(200),
+  // Where every api process keeps the rate limits' counters; default: redis with REDIS_URL, else postgres.
+  RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis'], { message: 'must be memory, postgres or redis' }).optional(),
+  REDIS_URL: optionalUrl(['redis://', 'rediss://']),
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   BODY_LIMIT_BYTES: positiveInt.default(1024 * 1024),
   // Spec §9.3: the same API also under this path prefix (e.g. /api serves /api/v1/...); unset: off.
@@ -167,7 +171,8 @@ export type Config = {
   kms: { backend: 'local' } | { backend: 'pkcs11'; modulePath: string; tokenLabel: string; pin: string };
   smtpUrl: string | undefined;
   mailFrom: string;
-  rateLimit: { ratePerSecond: number; burst: number };
+  /** The global per-address limit, and the store every limit keeps its counters in (domain/ratelimit). */
+  rateLimit: { ratePerSecond: number; burst: number; store: RateLimitStoreConfig };
   trustProxyHops: number;
   bodyLimitBytes: number;
   /** DASHBOARD_PREFIX: the path prefix the API is also served under (spec §9.3); null when off. */
@@ -246,6 +251,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
   if (e.GOOGLE_JWKS_URL !== undefined && e.GOOGLE_CLIENT_IDS === undefined) {
     throw new ConfigError('GOOGLE_JWKS_URL needs GOOGLE_CLIENT_IDS (the OAuth client ids Google sign-in accepts)');
   }
+  const rateLimitStore = e.RATE_LIMIT_STORE ?? (e.REDIS_URL ? 'redis' : 'postgres');
+  if (rateLimitStore === 'redis' && !e.REDIS_URL) throw new ConfigError('RATE_LIMIT_STORE=redis needs REDIS_URL (e.g. redis://redis:6379)');
   const dataDir = path.resolve(e.DATA_DIR);
   const publicUrl = new URL(e.PUBLIC_URL ?? `http://localhost:${e.PORT}`);
   return {
@@ -268,7 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
       : { backend: 'local' },
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
-    rateLimit: { ratePerSecond: e.RATE_LIMIT_RPS, burst: e.RATE_LIMIT_BURST },
+    rateLimit: { ratePerSecond: e.RATE_LIMIT_RPS, burst: e.RATE_LIMIT_BURST, store: { kind: rateLimitStore, redisUrl: e.REDIS_URL } },
     trustProxyHops: e.TRUST_PROXY_HOPS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     dashboardPrefix: e.DASHBOARD_PREFIX,

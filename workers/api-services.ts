@@ -15,7 +15,8 @@ import { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import { AuditWriter } from '../domain/audit/audit-writer.ts';
 import { secretReadPrecondition } from '../domain/secrets/read-guard.ts';
 import { ActionAudit } from '../domain/audit/action-audit.ts';
-import { TokenBuckets } from '../domain/ratelimit/token-bucket.ts';
+import { RateLimits } from '../domain/ratelimit/rate-limits.ts';
+import { batchedLeaseSize, windowOf, type LimitSpec } from '../domain/ratelimit/limiter.ts';
 import { MailClient } from '../domain/mail/client.ts';
 import { AccountsClient } from '../domain/accounts/client.ts';
 import { VaultCommands } from '../domain/vaults/vault-commands.ts';
@@ -96,6 +97,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const jwt = new JwtService(config.jwtIssuer, core.jwtWrapKey, revocations);
   await jwt.init(db());
   const audit = new AuditWriter(hot, core.auditKey, log, secretReadPrecondition);
+  const limits = await RateLimits.open(config.rateLimit.store, { hot, log });
   const actionAudit = new ActionAudit(audit);
   // The Temporal areas' clients (the only starters of their workflows); the Mailer seals outbox bodies.
   const accounts = new AccountsClient(w.temporal, log);
@@ -119,7 +121,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   });
   return {
     config, log,
-    audit, rateLimiter: new TokenBuckets(config.rateLimit.ratePerSecond, config.rateLimit.burst), jwt, apiKeys, ipRules, kms: core.kms,
+    audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, ipRules, kms: core.kms,
     vaults: new VaultCommands({ db, hot, kms: core.kms, audit: actionAudit }),
     vaultKeys: new VaultKeyRotationCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),
     cmek: new CmekCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),
@@ -129,13 +131,13 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     auditLog: new AuditLog({ db, writer: audit, chainKey: core.auditKey }),
     secrets,
     ...bindingServices({ db, kms: core.kms, audit: actionAudit, secrets, outbound: createOutboundClient({ exemptions }), exemptions }),
-    ...shareAreas({ config, log, db, lookup, core, audit: actionAudit, mailer, temporal: w.temporal }),
+    ...shareAreas({ config, log, db, lookup, core, audit: actionAudit, mailer, temporal: w.temporal, limits }),
     policies: new PolicyCommands({ db, hot, audit: actionAudit }),
     agents: new AgentCommands({ db, pepper: core.pepper, revocations, audit: actionAudit }),
     agentTokens: new AgentTokenExchange({ hot, pepper: core.pepper, jwt, audit: actionAudit }),
     enrollments: new EnrollmentCommands({
       db, hot, pepper: core.pepper, mailer, audit: actionAudit, publicUrl: config.publicUrl,
-      perIp: new TokenBuckets(ENROLL_PER_IP.ratePerSecond, ENROLL_PER_IP.burst),
+      perIp: limits.limiter(ENROLL_PER_IP),
     }),
     webhooks: new WebhookCommands({
       db, audit: actionAudit, webhookKey: core.webhookKey, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
@@ -168,6 +170,16 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   };
 }
 
+
+/**
+ * The global per-address limit (RATE_LIMIT_RPS, RATE_LIMIT_BURST). It fails open to a limit per
+ * process: a store outage must not take the whole API down. Its requests are leased in batches
+ * so the hot path rarely waits for the store.
+ */
+function globalLimit(config: Config): LimitSpec {
+  const { ratePerSecond, burst } = config.rateLimit;
+  return { name: 'global', ratePerSecond, burst, whenStoreDown: 'open', leaseSize: batchedLeaseSize(windowOf({ ratePerSecond, burst }).points) };
+}
 
 const pickIntents = ({ intents, transactions, simulations }: IntentServices) => ({ intents, transactions, simulations });
 
@@ -204,18 +216,18 @@ function accountAreas(d: {
 /** Sharing: the commands and the public opener, with their limiters. */
 function shareAreas(d: {
   config: Config; log: Logger; db: () => EntityManager; lookup: ReturnType<typeof secretLookup>; core: Core; audit: ActionAudit;
-  mailer: Mailer; temporal: Client;
+  mailer: Mailer; temporal: Client; limits: RateLimits;
 }): Pick<ApiServices, 'shares' | 'shareAccess'> {
   const { db, lookup, core, audit } = d;
   return {
     shares: new ShareCommands({
       db, lookup, audit, mailer: d.mailer, pepper: core.pepper, linkKey: core.shareLinkKey, publicUrl: d.config.publicUrl,
-      perOrg: new TokenBuckets(SHARE_CREATE_PER_ORG.ratePerSecond, SHARE_CREATE_PER_ORG.burst),
+      perOrg: d.limits.limiter(SHARE_CREATE_PER_ORG),
     }),
     shareAccess: new ShareOpener({
       db, lookup, kms: core.kms, audit, pepper: core.pepper,
-      perIp: new TokenBuckets(SHARE_OPEN_PER_IP.ratePerSecond, SHARE_OPEN_PER_IP.burst),
-      perShare: new TokenBuckets(SHARE_OPEN_PER_SHARE.ratePerSecond, SHARE_OPEN_PER_SHARE.burst),
+      perIp: d.limits.limiter(SHARE_OPEN_PER_IP),
+      perShare: d.limits.limiter(SHARE_OPEN_PER_SHARE),
       notices: new SharesClient(d.temporal, d.log), mailWindowSeconds: d.config.shareAccessMailWindowSeconds,
     }),
   };

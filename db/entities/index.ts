@@ -43,6 +43,7 @@ import { Chain } from './chains.ts';
 import { SigningKey } from './signing-keys.ts';
 import { AgentTransaction, AgentTxDailyUsage, TransactionSimulation } from './transactions.ts';
 import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './bindings.ts';
+import { RateLimitWindow } from './rate-limits.ts';
 
 export * from './org.ts';
 export * from './accounts.ts';
@@ -67,6 +68,7 @@ export * from './chains.ts';
 export * from './signing-keys.ts';
 export * from './transactions.ts';
 export * from './bindings.ts';
+export * from './rate-limits.ts';
 export { PostgresConstraintNames } from './naming.ts';
 
 export const allEntities = [
@@ -93,6 +95,7 @@ export const allEntities = [
   SigningKey,
   AgentTransaction, AgentTxDailyUsage, TransactionSimulation,
   ExecutionBinding, ExecutionEvent, ExecutionRateWindow,
+  RateLimitWindow,
 ] as const;
 
 /**

@@ -9,7 +9,7 @@ import type { HotReads } from '../../db/hot-reads.ts';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { TokenBuckets } from '../ratelimit/token-bucket.ts';
+import type { Limiter, LimitSpec } from '../ratelimit/limiter.ts';
 import { callerOf } from '../auth/principal.ts';
 import { requireManager } from '../access/roles.ts';
 import { loadProfile } from '../accounts/profile.ts';
@@ -21,8 +21,11 @@ import { DEFAULT_SETTINGS, insertAgent } from './agent-repository.ts';
 import { decideEnrollment, findEnrollment, insertEnrollment, lockAndCountOpenLinkOnly, type EnrollmentRow } from './enrollment-repository.ts';
 import type { AgentWithKey } from './agent-commands.ts';
 
-/** Five requests per client address per hour, in memory per replica. */
-export const ENROLL_PER_IP = { ratePerSecond: 5 / 3600, burst: 5 } as const;
+/**
+ * Five requests per client address per hour, across all api processes. A public route that sends
+ * mail to any address: with the limits' store down it refuses (503) rather than count per process.
+ */
+export const ENROLL_PER_IP: LimitSpec = { name: 'enroll-ip', ratePerSecond: 5 / 3600, burst: 5, whenStoreDown: 'closed' };
 const ENROLL_TTL_HOURS = 24;
 const MAX_OPEN_LINK_ONLY = 100;
 
@@ -31,7 +34,7 @@ export type EnrollmentRequested = { humanEmailed: boolean; approvalUrl: string |
 export type EnrollmentDeps = {
   db: () => EntityManager; hot: HotReads; pepper: KeyObject; mailer: Mailer; audit: ActionAudit;
   /** The per-address limiter of enrollment requests (ENROLL_PER_IP). */
-  perIp: TokenBuckets;
+  perIp: Limiter;
   /** Where the service is reached from outside, for the links it hands out. */
   publicUrl: string;
 };
@@ -45,7 +48,7 @@ export class EnrollmentCommands {
 
   /** Public: records a pending request; nothing usable exists until a human approves it. */
   async request(ctx: ActionContext, input: { name: string; description: string; human_email?: string }): Promise<EnrollmentRequested> {
-    const wait = this.d.perIp.take(ctx.clientIp);
+    const wait = await this.d.perIp.take(ctx.clientIp);
     if (wait > 0) throw new Problem(429, 'Too many enrollment requests from this address; retry later', { headers: { 'Retry-After': String(wait) } });
     const token = newOpaqueToken('enr_');
     const humanEmail = input.human_email ?? null;

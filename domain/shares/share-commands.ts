@@ -8,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import type { Mailer } from '../mail/mailer.ts';
-import type { TokenBuckets } from '../ratelimit/token-bucket.ts';
+import type { Limiter, LimitSpec } from '../ratelimit/limiter.ts';
 import type { SecretLookup } from '../secrets/secret-lookup.ts';
 import { callerOf, type Principal } from '../auth/principal.ts';
 import { authorizeSecretAction } from '../secrets/secret-access.ts';
@@ -24,8 +24,11 @@ import {
 import { shareEventData } from './share-events.ts';
 import { findMember } from '../org/member-repository.ts';
 
-/** The reference's limit on share creation: 10 a minute per organization (in memory per replica). */
-export const SHARE_CREATE_PER_ORG = { ratePerSecond: 10 / 60, burst: 10 } as const;
+/**
+ * The reference's limit on share creation: 10 a minute per organization, across all api processes.
+ * Its callers are authenticated members: with the limits' store down it counts per process instead.
+ */
+export const SHARE_CREATE_PER_ORG: LimitSpec = { name: 'share-create-org', ratePerSecond: 10 / 60, burst: 10, whenStoreDown: 'open' };
 /** The longest a share may live. */
 export const SHARE_MAX_LIFETIME_DAYS = 30;
 export const SHARE_MAX_ACCESS_COUNT = 10_000;
@@ -45,7 +48,7 @@ export type ShareDeps = {
   db: () => EntityManager; lookup: SecretLookup; audit: ActionAudit; mailer: Mailer; pepper: KeyObject; linkKey: KeyObject;
   publicUrl: string;
   /** Creation limiter keyed by organization (SHARE_CREATE_PER_ORG). */
-  perOrg: TokenBuckets;
+  perOrg: Limiter;
 };
 
 type Recipient = { principalType: 'user' | 'agent' | null; id: string | null; email: string | null };
@@ -78,7 +81,7 @@ export class ShareCommands {
     if (!row.secret_id) throw notFound('Secret');
     const recipient = await this.recipient(em, principal, input);
     // Counted once the request is valid: a refused attempt does not use up the minute's budget.
-    const wait = this.d.perOrg.take(principal.orgId);
+    const wait = await this.d.perOrg.take(principal.orgId);
     if (wait > 0) {
       throw new Problem(429, 'Your organization creates shares too fast (10 a minute); retry shortly', { headers: { 'Retry-After': String(Math.ceil(wait)) } });
     }

@@ -14,7 +14,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../crypto/kms/kms.ts';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
-import type { TokenBuckets } from '../ratelimit/token-bucket.ts';
+import type { Limiter, LimitSpec } from '../ratelimit/limiter.ts';
 import type { SecretLookup, Lookup } from '../secrets/secret-lookup.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { SharesClient } from './client.ts';
@@ -29,9 +29,13 @@ import { linkDigest } from './share-links.ts';
 import { failPassphrase, findShareByDigest, giveBackOpen, insertAccess, takeOpen, type ShareRow } from './share-repository.ts';
 import { shareEventData } from './share-events.ts';
 
-/** Opens per client address and per share (in memory per replica); refused opens count too. */
-export const SHARE_OPEN_PER_IP = { ratePerSecond: 5, burst: 60 } as const;
-export const SHARE_OPEN_PER_SHARE = { ratePerSecond: 1, burst: 60 } as const;
+/**
+ * Opens per client address and per share, across all api processes; refused opens count too. A
+ * public route guarding secret values: with the limits' store down it refuses (503) rather than
+ * let each process count on its own.
+ */
+export const SHARE_OPEN_PER_IP: LimitSpec = { name: 'share-open-ip', ratePerSecond: 5, burst: 60, whenStoreDown: 'closed' };
+export const SHARE_OPEN_PER_SHARE: LimitSpec = { name: 'share-open-share', ratePerSecond: 1, burst: 60, whenStoreDown: 'closed' };
 export const PASSPHRASE_FAILURES_BEFORE_LOCK = 5;
 export const PASSPHRASE_LOCK_SECONDS = 15 * 60;
 
@@ -42,7 +46,7 @@ export type ShareCredentials = { passphrase?: string; bearer: Principal | null }
 
 export type ShareOpenDeps = {
   db: () => EntityManager; lookup: SecretLookup; kms: Kms; audit: ActionAudit; pepper: KeyObject;
-  perIp: TokenBuckets; perShare: TokenBuckets;
+  perIp: Limiter; perShare: Limiter;
   /** Starts the creator's access mail (batched over `mailWindowSeconds`). */
   notices: Pick<SharesClient, 'startAccessDigest'>; mailWindowSeconds: number;
 };
@@ -59,11 +63,11 @@ export class ShareOpener {
   }
 
   async open(ctx: ActionContext, linkId: string, presented: ShareCredentials): Promise<SharedSecret> {
-    const ipWait = this.d.perIp.take(ctx.clientIp);
+    const ipWait = await this.d.perIp.take(ctx.clientIp);
     if (ipWait > 0) throw tooFast('from this address', ipWait);
     const digest = linkDigest(this.d.pepper, linkId);
     if (!digest) throw UNKNOWN();
-    const shareWait = this.d.perShare.take(digest);
+    const shareWait = await this.d.perShare.take(digest);
     if (shareWait > 0) throw tooFast('of this share', shareWait);
     const em = this.d.db();
     const share = await findShareByDigest(em, digest);

@@ -5,9 +5,18 @@ describe('configuration', () => {
   test('defaults apply', () => {
     const c = loadConfig({});
     expect(c.port).toBe(8080);
-    expect(c.rateLimit).toEqual({ ratePerSecond: 100, burst: 200 });
+    expect(c.rateLimit).toEqual({ ratePerSecond: 100, burst: 200, store: { kind: 'postgres', redisUrl: undefined } });
     expect(c.trustProxyHops).toBe(0);
     expect(c.outboundAllowCidrs).toEqual([]);
+  });
+
+  test('RATE_LIMIT_STORE: redis when REDIS_URL is set, else postgres; redis needs REDIS_URL', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).rateLimit.store).toEqual({ kind: 'redis', redisUrl: 'redis://cache:6379' });
+    expect(loadConfig({ REDIS_URL: 'rediss://u:p@cache:6380/2', RATE_LIMIT_STORE: 'postgres' }).rateLimit.store.kind).toBe('postgres');
+    expect(loadConfig({ RATE_LIMIT_STORE: 'memory' }).rateLimit.store).toEqual({ kind: 'memory', redisUrl: undefined });
+    expect(() => loadConfig({ RATE_LIMIT_STORE: 'redis' })).toThrow(/RATE_LIMIT_STORE=redis needs REDIS_URL/);
+    expect(() => loadConfig({ RATE_LIMIT_STORE: 'memcached' })).toThrow(/RATE_LIMIT_STORE: must be memory, postgres or redis/);
+    expect(() => loadConfig({ REDIS_URL: 'http://cache:6379' })).toThrow(/REDIS_URL/);
   });
 
   test('OUTBOUND_ALLOW_CIDRS is a comma-separated list of CIDRs', () => {
