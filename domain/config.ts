@@ -225,15 +225,20 @@ export type AiConfig = {
 
 export class ConfigError extends Error {}
 
-/** Parses the environment; `required` names variables this process cannot run without. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyof z.infer<typeof EnvSchema>)[] = []): Config {
+/** Parses env variables with `schema` (an empty value counts as unset); wrong ones → ConfigError naming each. */
+export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
-  const parsed = EnvSchema.safeParse(cleaned);
+  const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+/** Parses the environment; `required` names variables this process cannot run without. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyof z.infer<typeof EnvSchema>)[] = []): Config {
+  const e = parseEnv(EnvSchema, env);
   const missing = required.filter((k) => e[k] === undefined);
   if (missing.length > 0) {
     throw new ConfigError(`Missing required environment variable(s): ${missing.join(', ')}`);

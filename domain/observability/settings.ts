@@ -2,7 +2,7 @@
 // and refused there the same way when wrong. Kept apart from the service's configuration: every
 // process reads them (api, worker, the dev launcher), and none of the domain needs them.
 import { z } from 'zod';
-import { ConfigError } from '../config.ts';
+import { parseEnv } from '../config.ts';
 
 const Schema = z.object({
   // Unset: no metrics listener at all. 0 picks a free port (logged), for tests.
@@ -22,13 +22,7 @@ export type ObservabilitySettings = {
 };
 
 export function loadObservabilitySettings(env: NodeJS.ProcessEnv = process.env): ObservabilitySettings {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ''));
-  const parsed = Schema.safeParse(cleaned);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
-  }
-  const e = parsed.data;
+  const e = parseEnv(Schema, env);
   return {
     metrics: e.METRICS_PORT === undefined ? null : { host: e.METRICS_HOST, port: e.METRICS_PORT },
     accessSample: e.LOG_ACCESS_SAMPLE,
