@@ -62,6 +62,13 @@ test('a triggered run is one trace: the api request span, the workflow start, th
   });
   expect(a.status).toBe(201);
   automationId = a.body.id;
+  // A first run warms the api's Temporal client and the worker up: the traced trigger below must
+  // start its workflow within the trigger's wait (else it answers 202, queued), even on a busy CI box.
+  const warm = await call('POST', `/v1/automations/${automationId}/trigger`, { base: stack.apiUrl, token: owner, body: { input: { who: 'warm-up' } }, unchecked: true });
+  await waitFor('the warm-up run', 120_000, async () => {
+    const r = await call('GET', `/v1/automations/${automationId}/runs/${warm.body.id}`, { base: stack.apiUrl, token: owner });
+    return r.body.status === 'success' ? true : undefined;
+  });
   const t = await call('POST', `/v1/automations/${automationId}/trigger`, {
     base: stack.apiUrl, token: owner, body: { input: { who: 'input-marker-5d1e' } }, headers: { traceparent: TRACEPARENT },
   });
@@ -91,7 +98,7 @@ test('a triggered run is one trace: the api request span, the workflow start, th
 });
 
 test('the api\'s access line: route template, status, duration, request id and trace id', () => {
-  const line = logLines('api.log').find((l) => l.msg === 'request' && l.route === '/v1/automations/:id/trigger');
+  const line = logLines('api.log').find((l) => l.msg === 'request' && l.route === '/v1/automations/:id/trigger' && l.trace_id === TRACE_ID);
   expect(line).toMatchObject({ component: 'api', method: 'POST', status: 200, trace_id: TRACE_ID });
   expect(line.request_id).toMatch(/^[0-9a-f-]{36}$/);
   expect(typeof line.duration_ms).toBe('number');
