@@ -22,7 +22,7 @@ const SESSION_IDLE_MS = 30 * 60_000;
 const MAX_SESSIONS = 1_000;
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** How long a stop waits for tool calls under way (workers/mcp.ts exits by its own deadline). */
-const DRAIN_MS = 20_000;
+export const DRAIN_MS = 20_000;
 
 type Session = { transport: StreamableHTTPServerTransport; server: McpServer; digest: Buffer; lastSeen: number };
 

@@ -32,7 +32,7 @@ export async function mcpWorld(tag: string, agentSettings: Record<string, unknow
   return { owner, vaultId, agent };
 }
 
-export type StdioMcp = { client: Client; stderr: () => string; close(): Promise<void> };
+export type StdioMcp = { client: Client; stderr: () => string; pid: () => number | null; close(): Promise<void> };
 
 /** A stdio server for `env` (VAULT_API_URL is the stack's) with the SDK's client connected to it. */
 export async function stdioMcp(env: Record<string, string>): Promise<StdioMcp> {
@@ -44,7 +44,7 @@ export async function stdioMcp(env: Record<string, string>): Promise<StdioMcp> {
   transport.stderr?.on('data', (c: Buffer) => { stderr += c.toString('utf8'); });
   const client = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, stderr: () => stderr, pid: () => transport.pid, close: () => client.close() };
 }
 
 export const agentEnv = (w: { agent: Agent }, extra: Record<string, string> = {}) =>

@@ -1,13 +1,13 @@
-// Stopping the MCP tool server's HTTP transport lets a tool call under way finish (issue 30 §5).
+// Stopping the MCP tool server lets a tool call under way finish, over HTTP and over stdio (issue 30 §5).
 // The server reaches the stack's api through a proxy of this file that holds the secret read of
 // one tool call until the test lets it go: SIGTERM arrives while the call waits, new connections
 // are refused at once, the call is answered with the value once the api answers, and the process
-// exits 0 (its stop deadline exits 1).
+// exits 0 (its stop deadline exits 1). Over stdio the same: the call is answered, then the process ends.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiUrl, closeDb, eventually } from '../helpers/api.ts';
 import { putOk } from '../helpers/vault-fixtures.ts';
-import { bearer, httpClient, mcpWorld, ok, startHttpMcp } from '../helpers/mcp-fixtures.ts';
+import { agentEnv, bearer, httpClient, mcpWorld, ok, startHttpMcp, stdioMcp } from '../helpers/mcp-fixtures.ts';
 
 type HoldingProxy = { url: string; held: () => Promise<void>; release: () => void; close: () => Promise<void> };
 
@@ -52,12 +52,15 @@ function freshConnectionRefused(url: string): Promise<true | undefined> {
 }
 
 let proxy: HoldingProxy;
+let stdioProxy: HoldingProxy;
 
 beforeAll(async () => {
   proxy = await holdingProxy(apiUrl());
+  stdioProxy = await holdingProxy(apiUrl());
 });
 afterAll(async () => {
   await proxy?.close();
+  await stdioProxy?.close();
   await closeDb();
 });
 
@@ -78,5 +81,23 @@ test('SIGTERM while a tool call waits on the api: the call is answered, new conn
     expect(await exited).toBe(0);
   } finally {
     await server.stop();
+  }
+}, 90_000);
+
+test('SIGTERM while a stdio tool call waits on the api: the call is answered, then the process ends', async () => {
+  const w = await mcpWorld('mcp-stop-stdio');
+  await putOk(w.owner, w.vaultId, 'app/slow', 'stdio-answered-after-sigterm');
+  const mcp = await stdioMcp(agentEnv(w, { VAULT_API_URL: stdioProxy.url }));
+  const pid = mcp.pid()!;
+  try {
+    const pending = mcp.client.callTool({ name: 'get_secret', arguments: { path: 'app/slow' } });
+    await stdioProxy.held();
+    process.kill(pid, 'SIGTERM');
+    await eventually('the server to begin stopping', async () => (mcp.stderr().includes('"msg":"stopping"') ? true : undefined));
+    stdioProxy.release();
+    expect(ok(await pending).value).toBe('stdio-answered-after-sigterm');
+    await eventually('the process to end', async () => { try { process.kill(pid, 0); return undefined; } catch { return true; } });
+  } finally {
+    await mcp.close();
   }
 }, 90_000);
