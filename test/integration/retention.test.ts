@@ -56,6 +56,10 @@ describe('on a database of its own', () => {
   }, 60_000);
   afterAll(async () => {
     await pool?.end();
+    // pool.end() resolves while its clients' connections are still closing: a forced DROP then
+    // terminates one of them, whose error event no one listens to any more. Wait until they are gone.
+    await eventually(`the connections to ${name} to close`, async () =>
+      (await db().query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name])).rows[0].n === 0 ? true : undefined);
     await db().query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   });
 
