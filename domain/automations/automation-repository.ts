@@ -170,6 +170,13 @@ export async function automationsBehindSchedule(em: EntityManager): Promise<stri
 }
 
 /** Of these ids (any text: schedule ids are Temporal's), those of cron automations. */
+/** Every cron automation's id (the start-up reconcile makes sure each has its schedule). */
+export async function cronAutomationIds(em: EntityManager): Promise<string[]> {
+  const rows = await query(em).selectFrom('automations').select((eb) => eb.cast<string>('id', 'text').as('id_text'))
+    .where('trigger_type', '=', 'cron').execute();
+  return rows.map((r) => r.id_text);
+}
+
 export async function cronAutomationIdsAmong(em: EntityManager, ids: string[]): Promise<string[]> {
   const rows = await query(em).selectFrom('automations').select((eb) => eb.cast<string>('id', 'text').as('id_text'))
     .where('trigger_type', '=', 'cron').where((eb) => eb(eb.cast('id', 'text'), '=', eb.fn.any(eb.val(ids)))).execute();

@@ -3,7 +3,8 @@
 // truth: each automation row carries a `version` (bumped by every change) and the
 // `schedule_version` its schedule was last synced to. A command syncs right after its commit; if
 // Temporal was unreachable then, the worker's reconciler syncs every row whose schedule is behind
-// (and, at start, deletes schedules whose automation is gone), so the two stay in step.
+// (and, at start, deletes schedules whose automation is gone and creates those a Temporal that
+// lost its state no longer has), so the two stay in step.
 //
 // Overlap policy SKIP: a tick while the previous run (approval waits included) is still going is
 // skipped, never queued: a rotation or a payment must not pile up behind a slow approval. Missed
@@ -14,7 +15,7 @@ import type { Logger } from '../log.ts';
 import type { automationScheduleTickWorkflow } from '../../workflows/automations/schedule-tick.ts';
 import { AUTOMATIONS_TASK_QUEUE } from './run-attributes.ts';
 import { normalizeCron } from './spec/cron.ts';
-import { automationsBehindSchedule, cronAutomationIdsAmong, findAutomationById, markScheduleSynced, setNextRunAt } from './automation-repository.ts';
+import { automationsBehindSchedule, cronAutomationIds, cronAutomationIdsAmong, findAutomationById, markScheduleSynced, setNextRunAt } from './automation-repository.ts';
 import type { AutomationRow } from './automation-types.ts';
 import { VaultAutomationId, VaultOrgId } from '../temporal/search-attribute-keys.ts';
 
@@ -59,20 +60,27 @@ export class AutomationSchedules {
     await setNextRunAt(this.em(), automationId, next);
   }
 
-  /** Syncs every automation whose schedule is behind its row; with `orphans`, deletes schedules of deleted automations. */
+  /**
+   * Syncs every automation whose schedule is behind its row. With `orphans` (a worker's start):
+   * deletes schedules of deleted automations, and syncs cron automations that have no schedule
+   * although their row is in step (a Temporal restored from an older backup, or one that lost its
+   * state).
+   */
   async reconcile(opts: { orphans: boolean }): Promise<void> {
     const behind = await automationsBehindSchedule(this.em());
-    for (const id of behind) {
-      await this.sync(id).catch((e) => this.log.warn('schedule sync failed; retried at the next sweep', { automationId: id, error: String(e) }));
-    }
+    const trySync = (id: string) => this.sync(id).catch((e) => this.log.warn('schedule sync failed; retried at the next sweep', { automationId: id, error: String(e) }));
+    for (const id of behind) await trySync(id);
     if (!opts.orphans) return;
     const ids: string[] = [];
     for await (const s of this.temporal.schedule.list()) {
       if (s.scheduleId.startsWith(SCHEDULE_PREFIX)) ids.push(s.scheduleId.slice(SCHEDULE_PREFIX.length));
     }
-    if (ids.length === 0) return;
-    const live = new Set(await cronAutomationIdsAmong(this.em(), ids));
+    const live = new Set(ids.length > 0 ? await cronAutomationIdsAmong(this.em(), ids) : []);
     for (const id of ids) if (!live.has(id)) await this.remove(id);
+    // The schedule list is eventually consistent: one created a moment ago may be missing from
+    // it, and syncing it again only updates it to its row.
+    const scheduled = new Set(ids);
+    for (const id of await cronAutomationIds(this.em())) if (!scheduled.has(id)) await trySync(id);
   }
 
   private async upsert(row: ScheduleRow): Promise<Date | null> {

@@ -10,7 +10,8 @@ import { startReceiver, type Receiver } from '../helpers/webhook-receiver.ts';
 import { stackTemporalClient } from '../helpers/temporal-client.ts';
 import { runWorkflowId } from '../../domain/automations/run-attributes.ts';
 import { AutomationsClient } from '../../domain/automations/client.ts';
-import { scheduleIdOf } from '../../domain/automations/schedule-client.ts';
+import { AutomationSchedules, scheduleIdOf } from '../../domain/automations/schedule-client.ts';
+import { pgEm } from '../helpers/pg-em.ts';
 
 let receiver: Receiver;
 /** With the stack's payload codec (schedules, workflow lists). */
@@ -400,5 +401,18 @@ describe('cron schedules stay in step with their rows', () => {
     expect(rows[0].next_run_at?.getTime()).toBe(described.info.nextActionTimes[0]!.getTime());
     // The new expression (04:30 UTC), not the old one (03:00).
     expect([rows[0].next_run_at.getUTCHours(), rows[0].next_run_at.getUTCMinutes()]).toEqual([4, 30]);
+  });
+
+  test('a schedule Temporal lost while its row stayed in step is created again by the reconcile a worker runs at start', async () => {
+    const a = await automation([{ type: 'log', message: 'tick' }], { trigger_type: 'cron', cron_expr: '0 15 5 * * *' });
+    const handle = temporal.schedule.getHandle(scheduleIdOf(a.id));
+    await handle.delete(); // as after restoring Temporal's state from before the automation existed
+    const inStep = await db().query('SELECT version = schedule_version AS in_step FROM automations WHERE id = $1', [a.id]);
+    expect(inStep.rows[0].in_step).toBe(true); // the periodic sweep has nothing to catch up
+    const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+    await new AutomationSchedules(() => pgEm(db()), temporal, quiet).reconcile({ orphans: true });
+    const described = await handle.describe();
+    expect(described.state.paused).toBe(false);
+    expect([described.info.nextActionTimes[0]!.getUTCHours(), described.info.nextActionTimes[0]!.getUTCMinutes()]).toEqual([5, 15]);
   });
 });
