@@ -52,11 +52,3 @@ function censor(v: unknown, depth: number): unknown {
   }
   return out ?? v;
 }
-
-/**
- * The same names as pino redaction paths, down to two levels: pino censors them even in a line
- * written straight to it (not through the Logger of domain/log.ts, which censors at any depth).
- */
-export const PINO_REDACT_PATHS = ['secret', 'token', 'key', 'password', 'passphrase', 'pin', 'authorization', 'cookie',
-  'apiKey', 'api_key', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'privateKey', 'private_key', 'secret_value']
-  .flatMap((n) => [n, `*.${n}`, `*.*.${n}`]);
