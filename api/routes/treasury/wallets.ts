@@ -5,7 +5,7 @@
 // domain's (domain/treasury/wallets/).
 import { route } from '../../route.ts';
 import { idempotencyKeyOf } from '../../input/idempotency-key.ts';
-import { MAX_IDEMPOTENCY_KEY } from '../../../domain/treasury/wallets/transfer-commands.ts';
+import { MAX_IDEMPOTENCY_KEY } from '../../../domain/treasury/wallets/send-limits.ts';
 import {
   TreasuryWalletBalanceSchema, TreasuryWalletExportSchema, TreasuryWalletListSchema, TreasuryWalletSchema, TreasuryWalletSendSchema,
   presentTreasuryTransfer, presentTreasuryWallet, presentTreasuryWalletBalance, presentTreasuryWalletExport, presentTreasuryWalletList,

@@ -35,8 +35,6 @@ export type TransferDeps = { db: () => EntityManager; kms: Kms; audit: ActionAud
 export type SendInput = { to: string; valueWei: bigint; data?: string; gasLimit?: bigint };
 export type SendOutcome = { transfer: TransferRow; replayed: boolean };
 
-export const MAX_IDEMPOTENCY_KEY = 255;
-
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export class TransferCommands {
