@@ -4,8 +4,9 @@
 // address never sends again, its key stays readable), deactivate; the plan gate; agents refused on
 // every route; and the reserved `__treasury-keys` vault out of reach of the vault, secret and policy
 // routes. Runs on both KMS backends (npm run test:pkcs11).
-import { parseEther, getAddress } from 'viem';
-import { privateKeyToAddress, publicKeyToAddress } from 'viem/accounts';
+import { randomUUID } from 'node:crypto';
+import { getAddress, keccak256, parseEther } from 'viem';
+import { privateKeyToAccount, privateKeyToAddress, publicKeyToAddress } from 'viem/accounts';
 import { call, closeDb, db, eventually, joinAsMember, signup, PASSWORD, type Account } from '../helpers/api.ts';
 import { agentJwt, auditFor, registerAgent } from '../helpers/agent-fixtures.ts';
 import { isProblem } from '../helpers/vault-fixtures.ts';
@@ -302,5 +303,53 @@ describe('the reserved __treasury-keys vault', () => {
     expect(still.rows[0].n).toBe(paths.length);
     const policies = await db().query('SELECT count(*)::int AS n FROM policies WHERE vault_id = $1', [v.id]);
     expect(policies.rows[0].n).toBe(0);
+  });
+});
+
+describe('a crash loses no send and sends nothing twice', () => {
+  // What the api and the worker leave behind when they die at the worst moments, written here as
+  // rows: (1) the api stored a signed transfer and died before starting its workflow, after the
+  // node had already received the bytes from a worker that then died before recording it; (2) a
+  // later transfer of the same wallet stored, its workflow never started. The worker's sweeper
+  // starts both workflows; they send the same bytes (the node knows the first), and the chain ends
+  // with exactly the two transactions, each recorded confirmed with one wallet.transfer.sent.
+  test('stored but never started transfers are broadcast by the sweeper, each once', async () => {
+    const a = await signup('tw-crash');
+    await db().query("UPDATE organizations SET billing_tier = 'pro' WHERE id = $1", [a.orgId]);
+    const g = await call('POST', `${W}/generate`, { token: a.token, body: {} });
+    const w = g.body.wallets[0];
+    await chain.node.fund(w.address, parseEther('2'));
+    const key = (await exportKey(a, PASSWORD)).body.private_key_hex as `0x${string}`;
+    const account = privateKeyToAccount(key);
+    const block = await chain.node.rpc<{ baseFeePerGas: string }>('eth_getBlockByNumber', ['latest', false]);
+    const maxFeePerGas = 2n * BigInt(block.baseFeePerGas) + 1_000_000_000n;
+    const [to1, to2] = [newAddress(), newAddress()];
+    const signed = async (to: string, value: bigint, nonce: number) => {
+      const signedTx = await account.signTransaction({
+        chainId: chain.chainId, type: 'eip1559', to: to as `0x${string}`, value, nonce, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: 1_000_000_000n,
+      });
+      return { signedTx, txHash: keccak256(signedTx) };
+    };
+    const t1 = await signed(to1, 1111n, 0);
+    const t2 = await signed(to2, 2222n, 1);
+    await chain.node.rpc('eth_sendRawTransaction', [t1.signedTx]); // the node took it; the row never heard
+    const ids = [randomUUID(), randomUUID()];
+    for (const [i, t, to, value] of [[0, t1, to1, 1111n], [1, t2, to2, 2222n]] as const) {
+      await db().query(
+        `INSERT INTO treasury_transfers (id, org_id, user_id, wallet_id, chain, chain_id, from_address, to_address, value_wei, nonce, signed_tx, tx_hash, status, request_digest, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'signed', 'crash-test', now() - interval '2 minutes')`,
+        [ids[i], a.orgId, a.userId, w.id, chain.name, chain.chainId, w.address, to, value.toString(), i, t.signedTx, t.txHash]);
+    }
+    for (const id of ids) expect(await eventually('the sweeper to broadcast the stored transfer', async () => {
+      const r = await transferRow(id);
+      return r?.status === 'confirmed' ? r : undefined;
+    }, 90_000)).toMatchObject({ status: 'confirmed' });
+    expect(await balanceOf(chain.node, to1)).toBe(1111n);
+    expect(await balanceOf(chain.node, to2)).toBe(2222n);
+    expect(Number(await chain.node.rpc<string>('eth_getTransactionCount', [w.address, 'latest']))).toBe(2);
+    for (const id of ids) {
+      const events = (await db().query("SELECT count(*)::int AS n FROM event_outbox WHERE event_type = 'wallet.transfer.sent' AND payload->>'transfer_id' = $1", [id])).rows[0];
+      expect(events.n).toBe(1);
+    }
   });
 });
