@@ -51,6 +51,7 @@ import type { TransactionCommands } from '../domain/intents/transactions/transac
 import type { SimulationCommands } from '../domain/intents/transactions/simulation-commands.ts';
 import type { WalletCommands } from '../domain/treasury/wallets/wallet-commands.ts';
 import type { TransferCommands } from '../domain/treasury/wallets/transfer-commands.ts';
+import type { TransferPasskeys } from '../domain/treasury/wallets/transfer-passkeys.ts';
 import type { BindingCommands } from '../domain/bindings/binding-commands.ts';
 import type { BindingExecutor } from '../domain/bindings/binding-executor.ts';
 
@@ -142,6 +143,8 @@ export type ApiServices = {
   treasuryWallets: WalletCommands;
   /** Sends from treasury wallets, broadcast durably (workflow treasury-transfer:<id>). */
   treasuryTransfers: TransferCommands;
+  /** Passkey assertions that approve one treasury transfer (tx-assert). */
+  treasuryPasskeys: TransferPasskeys;
   /** Execution bindings: CRUD, credential rotation, connectivity test, the execution list. */
   bindings: BindingCommands;
   /** POST /v1/agents/{id}/execute: an agent's request through a binding, credential added and redacted. */

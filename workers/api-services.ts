@@ -79,6 +79,7 @@ import { WalletCommands, TREASURY_EXPORT_PER_USER } from '../domain/treasury/wal
 import { TransferCommands } from '../domain/treasury/wallets/transfer-commands.ts';
 import { WalletFamilies } from '../domain/treasury/wallets/families.ts';
 import { TreasuryTransfersClient } from '../domain/treasury/wallets/client.ts';
+import { TransferPasskeys } from '../domain/treasury/wallets/transfer-passkeys.ts';
 import { bindingServices } from './binding-services.ts';
 
 export type ApiWiring = {
@@ -164,6 +165,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     treasuryTransfers: new TransferCommands({
       db, kms: core.kms, audit: actionAudit, stepUp, families: walletFamilies, client: new TreasuryTransfersClient(w.temporal, log),
     }),
+    treasuryPasskeys: new TransferPasskeys({ db, audit: actionAudit, pepper: core.pepper, passkeys: accountParts.passkeys }),
     temporalCodec: new TemporalCodecCommands({
       db, operators: platformOperators, codec: new EncryptionCodec(core.temporalCodecKey), links: new CodecLinks(core.temporalCodecLinkKey),
       audit: actionAudit, namespace: config.temporalNamespace, publicUrl: config.publicUrl,

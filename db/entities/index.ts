@@ -44,7 +44,7 @@ import { SigningKey } from './signing-keys.ts';
 import { AgentTransaction, AgentTxDailyUsage, TransactionSimulation } from './transactions.ts';
 import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './bindings.ts';
 import { RateLimitWindow } from './rate-limits.ts';
-import { TreasuryWallet, TreasuryTransfer } from './treasury-wallets.ts';
+import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
 
 export * from './org.ts';
 export * from './accounts.ts';
@@ -98,7 +98,7 @@ export const allEntities = [
   AgentTransaction, AgentTxDailyUsage, TransactionSimulation,
   ExecutionBinding, ExecutionEvent, ExecutionRateWindow,
   RateLimitWindow,
-  TreasuryWallet, TreasuryTransfer,
+  TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge,
 ] as const;
 
 /**

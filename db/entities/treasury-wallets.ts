@@ -63,3 +63,16 @@ export const TreasuryTransfer = defineEntity({
   indexes: [{ name: 'treasury_transfers_open_idx', properties: ['created_at'], where: "status IN ('signed','broadcast')" }],
 });
 export type TreasuryTransferEntityRow = InferEntity<typeof TreasuryTransfer>;
+
+export const TreasuryTxChallenge = defineEntity({
+  name: 'TreasuryTxChallenge',
+  tableName: 'treasury_tx_challenges',
+  properties: {
+    challenge_digest: p.text().primary(),
+    user_id: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade'),
+    tx_digest: p.text(),
+    expires_at: p.datetime(),
+    created_at: p.datetime().defaultRaw('now()'),
+  },
+  indexes: [{ name: 'treasury_tx_challenges_expiry_idx', properties: ['expires_at'] }],
+});

@@ -61,4 +61,15 @@ CREATE UNIQUE INDEX treasury_transfers_idempotency ON treasury_transfers (user_i
 -- One live transaction per sender and nonce (a refused one frees its nonce).
 CREATE UNIQUE INDEX treasury_transfers_sender_nonce ON treasury_transfers (chain_id, from_address, nonce) WHERE status <> 'failed';
 CREATE INDEX treasury_transfers_open_idx ON treasury_transfers (created_at) WHERE status IN ('signed','broadcast');
+
+-- Transaction-bound passkey assertions (reference tx-assert/begin {tx_digest}): which transfer a
+-- caller's passkey challenge was issued for (by the challenge's SHA-256), taken once on complete.
+CREATE TABLE treasury_tx_challenges (
+  challenge_digest text PRIMARY KEY,
+  user_id uuid NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  tx_digest text NOT NULL,
+  expires_at timestamptz NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX treasury_tx_challenges_expiry_idx ON treasury_tx_challenges (expires_at);
 `;

@@ -4,13 +4,14 @@
 // address never sends again, its key stays readable), deactivate; the plan gate; agents refused on
 // every route; and the reserved `__treasury-keys` vault out of reach of the vault, secret and policy
 // routes. Runs on both KMS backends (npm run test:pkcs11).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { getAddress, keccak256, parseEther } from 'viem';
 import { privateKeyToAccount, privateKeyToAddress, publicKeyToAddress } from 'viem/accounts';
 import { call, closeDb, db, eventually, joinAsMember, signup, PASSWORD, type Account } from '../helpers/api.ts';
 import { agentJwt, auditFor, registerAgent } from '../helpers/agent-fixtures.ts';
 import { isProblem } from '../helpers/vault-fixtures.ts';
 import { balanceOf, newAddress, startTestChain, type TestChain } from '../helpers/intents-chain.ts';
+import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
 
 const W = '/v1/treasury/wallets';
 const confirmWith = (password?: string): Record<string, string> => (password === undefined ? {} : { 'x-auth-confirm': password });
@@ -303,6 +304,47 @@ describe('the reserved __treasury-keys vault', () => {
     expect(still.rows[0].n).toBe(paths.length);
     const policies = await db().query('SELECT count(*)::int AS n FROM policies WHERE vault_id = $1', [v.id]);
     expect(policies.rows[0].n).toBe(0);
+  });
+});
+
+describe('a transaction-bound passkey token', () => {
+  // The reference's tx-assert: a passkey assertion approves one transfer, by its digest
+  // (SHA-256 hex of chain|to|value_wei|data, chain as in the send's path); the token it gives
+  // is sent as X-Passkey-Token and moves that transfer only, once.
+  test('approves exactly the transfer it names, once; another transfer or a second use is refused', async () => {
+    const a = await signup('tw-passkey');
+    await db().query("UPDATE organizations SET billing_tier = 'pro' WHERE id = $1", [a.orgId]);
+    const key = new SoftwareAuthenticator();
+    const reg = await call('POST', '/v1/auth/passkeys/register/begin', { token: a.token });
+    expect((await call('POST', '/v1/auth/passkeys/register/complete', {
+      token: a.token, body: key.register(reg.body), headers: confirmWith(PASSWORD),
+    })).status).toBe(201);
+    const w = (await call('POST', `${W}/generate`, { token: a.token, body: {} })).body.wallets[0];
+    await chain.node.fund(w.address, parseEther('1'));
+    const to = newAddress();
+    const digestOf = (value: string) => createHash('sha256').update(`${chain.name}|${to.toLowerCase()}|${value}|0x`).digest('hex');
+    const approve = async (digest: string) => {
+      const begin = await call('POST', '/v1/auth/passkeys/tx-assert/begin', { token: a.token, body: { tx_digest: digest } });
+      expect(begin.status).toBe(200);
+      const done = await call('POST', '/v1/auth/passkeys/tx-assert/complete', { token: a.token, body: key.assert(begin.body) });
+      expect(done.status).toBe(200);
+      return done.body.passkey_token as string;
+    };
+    isProblem(await call('POST', '/v1/auth/passkeys/tx-assert/begin', { token: a.token, body: { tx_digest: 'nope' } }), 400);
+    isProblem(await call('POST', '/v1/auth/passkeys/tx-assert/begin', { token: agentToken, body: { tx_digest: digestOf('1') } }), 403);
+    // A challenge from the ordinary re-auth begin is not a transfer's.
+    const other = await call('POST', '/v1/auth/reauth/begin', { token: a.token });
+    isProblem(await call('POST', '/v1/auth/passkeys/tx-assert/complete', { token: a.token, body: key.assert(other.body) }), 401);
+
+    const token = await approve(digestOf('4242'));
+    // Another amount: not the transfer the passkey approved.
+    isProblem(await send(a, chain.name, { to, value_wei: '4243' }, { 'x-passkey-token': token }), 403);
+    isProblem(await send(a, chain.name, { to, value_wei: '4242' }, { 'x-passkey-token': token, 'x-passkey-tx-digest': digestOf('1') }), 400);
+    const r = await send(a, chain.name, { to, value_wei: '4242' }, { 'x-passkey-token': token, 'x-passkey-tx-digest': digestOf('4242') });
+    expect(r.status).toBe(200);
+    isProblem(await send(a, chain.name, { to, value_wei: '4242' }, { 'x-passkey-token': token }), 401);
+    await settled(r.body.id);
+    expect(await balanceOf(chain.node, to)).toBe(4242n);
   });
 });
 

@@ -52,13 +52,13 @@ export const treasuryWalletRoutes = [
   }),
   route({
     method: 'POST', path: '/v1/treasury/wallets/:chain/send', tag: TAG, auth: 'user',
-    summary: 'Send from the active wallet on the network named (header X-Auth-Confirm: the password or a rat_ token for treasury_wallet.send); at most 10,000 ETH; broadcast durably; Idempotency-Key replays',
+    summary: 'Send from the active wallet on the network named (header X-Auth-Confirm: the password or a rat_ token for treasury_wallet.send; or X-Passkey-Token from tx-assert for this transfer); at most 10,000 ETH; broadcast durably; Idempotency-Key replays',
     params: walletChainParams, body: sendBody,
     success: { status: 200, description: 'Signed and stored; its broadcast runs in the background. A repeated Idempotency-Key answers with the stored transfer and sends nothing', schema: TreasuryWalletSendSchema },
     errors: {
-      400: `${CHAIN_400}; value_wei above the sanity cap (10,000 ETH); a field of another chain; gasless`,
-      401: 'Missing or wrong X-Auth-Confirm (password or rat_ token)',
-      403: `${WHO}; an account without a password and no rat_ token; a rat_ token for another purpose`,
+      400: `${CHAIN_400}; value_wei above the sanity cap (10,000 ETH); a field of another chain; gasless; X-Passkey-Tx-Digest not this transfer's digest`,
+      401: 'Missing or wrong X-Auth-Confirm (password or rat_ token) or X-Passkey-Token (used, expired)',
+      403: `${WHO}; an account without a password and no token; a token for another purpose or another transfer`,
       404: 'No active wallet for this chain',
       409: 'The wallet was rotated or deactivated meanwhile; a request with this Idempotency-Key is being created',
       422: 'Insufficient funds, or the node refused to estimate the transaction (nothing signed); the Idempotency-Key was used for another transfer',
@@ -66,7 +66,9 @@ export const treasuryWalletRoutes = [
       503: "The chain's node cannot be reached",
     },
     handler: async ({ ctx, params, body, action, services: s }) =>
-      presentTreasuryTransfer((await s.treasuryTransfers.send(action, params.chain, body, confirm(ctx), idempotencyKeyOf(ctx, MAX_IDEMPOTENCY_KEY))).transfer),
+      presentTreasuryTransfer((await s.treasuryTransfers.send(action, params.chain, body, {
+        confirm: confirm(ctx), passkeyToken: ctx.get('x-passkey-token') || undefined, passkeyTxDigest: ctx.get('x-passkey-tx-digest') || undefined,
+      }, idempotencyKeyOf(ctx, MAX_IDEMPOTENCY_KEY))).transfer),
   }),
   route({
     method: 'POST', path: '/v1/treasury/wallets/:chain/export', tag: TAG, auth: 'user',

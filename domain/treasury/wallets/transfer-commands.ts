@@ -4,8 +4,8 @@
 //      Idempotency-Key is answered from the stored transfer, sending nothing (422 when the key
 //      was used for another request);
 //   2. X-Auth-Confirm: the password (wrong guesses throttled) or a `rat_` token for
-//      `treasury_wallet.send` (one bound to a target must name this transfer's digest, the
-//      reference's SHA-256 of `chain|to|value_wei|data`);
+//      `treasury_wallet.send`; or X-Passkey-Token: the token a passkey assertion bound to this
+//      transfer's digest gave (transfer-passkeys.ts), spent only by the transfer it names;
 //   3. gas, fees and funds from the chain (422 before signing when it cannot go);
 //   4. ONE database transaction holds the wallet's row lock (a rotation or deactivation waits,
 //      and two sends of the wallet take distinct nonces), checks the key again, signs and stores
@@ -26,6 +26,7 @@ import { Problem, conflict, forbidden, invalidField } from '../../errors.ts';
 import type { WalletFamilies } from './families.ts';
 import type { TreasuryTransfersClient } from './client.ts';
 import { walletOwner } from './wallet-access.ts';
+import { transferDigest } from './transfer-passkeys.ts';
 import { unsealKey } from './treasury-keys.ts';
 import { activeWallet, keyOf } from './wallet-repository.ts';
 import { insertTransfer, nextOwnNonce, transferByIdempotencyKey, type TransferRow } from './transfer-repository.ts';
@@ -34,6 +35,8 @@ export type TransferDeps = { db: () => EntityManager; kms: Kms; audit: ActionAud
 
 export type SendInput = { to: string; valueWei: bigint; data?: string; gasLimit?: bigint };
 export type SendOutcome = { transfer: TransferRow; replayed: boolean };
+/** The send's proof: X-Auth-Confirm, or X-Passkey-Token (with the digest the client says it approved, X-Passkey-Tx-Digest). */
+export type SendConfirmation = { confirm?: string; passkeyToken?: string; passkeyTxDigest?: string };
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -44,7 +47,7 @@ export class TransferCommands {
     this.d = deps;
   }
 
-  async send(ctx: ActionContext, rawChain: string, input: SendInput, confirm: string | undefined, idempotencyKey: string | null): Promise<SendOutcome> {
+  async send(ctx: ActionContext, rawChain: string, input: SendInput, proof: SendConfirmation, idempotencyKey: string | null): Promise<SendOutcome> {
     const em = this.d.db();
     const owner = await walletOwner(ctx, em);
     const family = await this.d.families.resolve(em, rawChain);
@@ -59,14 +62,19 @@ export class TransferCommands {
       if (prior) return { transfer: replay(prior, requestDigest), replayed: true };
     }
 
+    const txDigest = transferDigest(rawChain, input.to, input.valueWei, input.data);
+    if (proof.passkeyTxDigest !== undefined && proof.passkeyTxDigest.toLowerCase() !== txDigest) {
+      throw invalidField('X-Passkey-Tx-Digest', 'is not the digest of this transfer (SHA-256 hex of chain|to|value_wei|data, see docs/treasury.md)');
+    }
+    const confirm = proof.confirm ?? proof.passkeyToken;
     const account = await loadAccount(em, owner.userId);
     if (!account.password_hash && !(confirm && isReauthToken(confirm))) {
       throw forbidden('Sending from a treasury wallet needs a re-authentication: set a password first, or send a rat_ token for treasury_wallet.send (POST /v1/auth/reauth)');
     }
     await this.d.stepUp.confirm(em, account, confirm, {
       purpose: 'treasury_wallet.send',
-      target: sha256(`${network.name}|${input.to.toLowerCase()}|${input.valueWei}|${data.toLowerCase()}`),
-      wrong: () => new Problem(401, 'Confirm in the X-Auth-Confirm header: your account password, or a rat_ token for treasury_wallet.send'),
+      target: txDigest,
+      wrong: () => new Problem(401, 'Confirm in the X-Auth-Confirm header (your account password, or a rat_ token for treasury_wallet.send), or send X-Passkey-Token from a passkey assertion for this transfer'),
     });
 
     const wallet = await activeWallet(em, owner, family.family);
