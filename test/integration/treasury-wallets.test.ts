@@ -307,6 +307,19 @@ describe('the reserved __treasury-keys vault', () => {
   });
 });
 
+describe('export is rate-limited', () => {
+  test('10 an hour per user: the 11th answers 429 with Retry-After and no key', async () => {
+    const a = await signup('tw-export-limit');
+    await db().query("UPDATE organizations SET billing_tier = 'pro' WHERE id = $1", [a.orgId]);
+    expect((await call('POST', `${W}/generate`, { token: a.token })).status).toBe(201); // no body: every family
+    for (let i = 0; i < 10; i++) expect((await exportKey(a, PASSWORD)).status).toBe(200);
+    const r = await exportKey(a, PASSWORD);
+    isProblem(r, 429);
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(r.body.private_key_hex).toBeUndefined();
+  });
+});
+
 describe('a transaction-bound passkey token', () => {
   // The reference's tx-assert: a passkey assertion approves one transfer, by its digest
   // (SHA-256 hex of chain|to|value_wei|data, chain as in the send's path); the token it gives
