@@ -407,4 +407,40 @@ describe('a crash loses no send and sends nothing twice', () => {
       expect(events.n).toBe(1);
     }
   });
+  test('bytes the node refuses for good end the transfer as failed, and the later ones of its sender whose nonce can never be used', async () => {
+    const a = await signup('tw-refused');
+    await db().query("UPDATE organizations SET billing_tier = 'pro' WHERE id = $1", [a.orgId]);
+    const w = (await call('POST', `${W}/generate`, { token: a.token, body: {} })).body.wallets[0];
+    await chain.node.fund(w.address, parseEther('1'));
+    const account = privateKeyToAccount((await exportKey(a, PASSWORD)).body.private_key_hex);
+    const block = await chain.node.rpc<{ baseFeePerGas: string }>('eth_getBlockByNumber', ['latest', false]);
+    const maxFeePerGas = 2n * BigInt(block.baseFeePerGas) + 1_000_000_000n;
+    const ids = [randomUUID(), randomUUID()];
+    // Nonce 0 spends more than the wallet holds (refused for good); nonce 1 could never follow it.
+    for (const [i, value] of [[0, parseEther('50')], [1, 1n]] as const) {
+      const to = newAddress();
+      const signedTx = await account.signTransaction({
+        chainId: chain.chainId, type: 'eip1559', to, value, nonce: i, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: 1_000_000_000n,
+      });
+      await db().query(
+        `INSERT INTO treasury_transfers (id, org_id, user_id, wallet_id, chain, chain_id, from_address, to_address, value_wei, nonce, signed_tx, tx_hash, status, request_digest, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'signed', 'refusal-test', now() - interval '2 minutes')`,
+        [ids[i], a.orgId, a.userId, w.id, chain.name, chain.chainId, w.address, to, value.toString(), i, signedTx, keccak256(signedTx)]);
+    }
+    for (const id of ids) {
+      const row = await eventually('the refused transfer to fail', async () => {
+        const r = (await db().query('SELECT status, error_message FROM treasury_transfers WHERE id = $1', [id])).rows[0];
+        return r.status === 'failed' ? r : undefined;
+      }, 90_000);
+      expect(row.error_message).toMatch(/refused/i);
+    }
+    expect(Number(await chain.node.rpc<string>('eth_getTransactionCount', [w.address, 'pending']))).toBe(0);
+    const events = await db().query("SELECT count(*)::int AS n FROM event_outbox WHERE event_type = 'wallet.transfer.sent' AND payload->>'wallet_id' = $1", [w.id]);
+    expect(events.rows[0].n).toBe(0);
+    // The nonce is free again: a send through the API takes it and goes through.
+    const to = newAddress();
+    const r = await send(a, chain.name, { to, value_wei: '99' }, confirmWith(PASSWORD));
+    expect(r.body).toMatchObject({ nonce: 0 });
+    expect(await settled(r.body.id)).toMatchObject({ status: 'confirmed' });
+  });
 });

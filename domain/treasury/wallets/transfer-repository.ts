@@ -54,12 +54,18 @@ export async function markMined(tx: EntityManager, id: string, success: boolean,
 }
 
 /**
- * The node refused the bytes for good: the transfer and every later unsent one of its sender
- * (their nonces can never be used now) end as failed, with the reason.
+ * The node refused the bytes for good: the transfer (signed, or broadcast earlier and now refused
+ * on a resend) and every later unsent one of its sender (their nonces can never be used now) end
+ * as failed, with the reason.
  */
-export async function failFrom(tx: EntityManager, t: Pick<TransferRow, 'chain_id' | 'from_address' | 'nonce'>, why: string): Promise<void> {
+export async function failFrom(tx: EntityManager, t: Pick<TransferRow, 'id' | 'chain_id' | 'from_address' | 'nonce'>, why: string): Promise<void> {
   await query(tx).updateTable('treasury_transfers').set({ status: 'failed', error_message: why.slice(0, 1000) })
-    .where('chain_id', '=', t.chain_id).where('from_address', '=', t.from_address).where('status', '=', 'signed').where('nonce', '>=', t.nonce).execute();
+    .where('chain_id', '=', t.chain_id).where('from_address', '=', t.from_address)
+    .where((eb) => eb.or([
+      eb.and([eb('id', '=', t.id), eb('status', 'in', ['signed', 'broadcast'])]),
+      eb.and([eb('status', '=', 'signed'), eb('nonce', '>', t.nonce)]),
+    ]))
+    .execute();
 }
 
 export async function markUnconfirmed(em: EntityManager, id: string, why: string): Promise<void> {
