@@ -49,6 +49,9 @@ import type { SigningKeyCommands } from '../domain/intents/signing-keys/signing-
 import type { SignCommands } from '../domain/intents/signing/sign-commands.ts';
 import type { TransactionCommands } from '../domain/intents/transactions/transaction-commands.ts';
 import type { SimulationCommands } from '../domain/intents/transactions/simulation-commands.ts';
+import type { WalletCommands } from '../domain/treasury/wallets/wallet-commands.ts';
+import type { TransferCommands } from '../domain/treasury/wallets/transfer-commands.ts';
+import type { TransferPasskeys } from '../domain/treasury/wallets/transfer-passkeys.ts';
 import type { BindingCommands } from '../domain/bindings/binding-commands.ts';
 import type { BindingExecutor } from '../domain/bindings/binding-executor.ts';
 
@@ -136,6 +139,12 @@ export type ApiServices = {
   intents: SignCommands;
   transactions: TransactionCommands;
   simulations: SimulationCommands;
+  /** Treasury wallets (human-only): generate, list, get, balance, export, rotate, deactivate. */
+  treasuryWallets: WalletCommands;
+  /** Sends from treasury wallets, broadcast durably (workflow treasury-transfer:<id>). */
+  treasuryTransfers: TransferCommands;
+  /** Passkey assertions that approve one treasury transfer (tx-assert). */
+  treasuryPasskeys: TransferPasskeys;
   /** Execution bindings: CRUD, credential rotation, connectivity test, the execution list. */
   bindings: BindingCommands;
   /** POST /v1/agents/{id}/execute: an agent's request through a binding, credential added and redacted. */

@@ -75,6 +75,11 @@ import { ChainCommands } from '../domain/chains/chain-commands.ts';
 import { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 import { SigningKeyCommands } from '../domain/intents/signing-keys/signing-key-commands.ts';
 import { intentServices, type IntentServices } from './intent-services.ts';
+import { WalletCommands, TREASURY_EXPORT_PER_USER } from '../domain/treasury/wallets/wallet-commands.ts';
+import { TransferCommands } from '../domain/treasury/wallets/transfer-commands.ts';
+import { WalletFamilies } from '../domain/treasury/wallets/families.ts';
+import { TreasuryTransfersClient } from '../domain/treasury/wallets/client.ts';
+import { TransferPasskeys } from '../domain/treasury/wallets/transfer-passkeys.ts';
 import { bindingServices } from './binding-services.ts';
 
 export type ApiWiring = {
@@ -119,6 +124,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     db, audit: actionAudit, stepUp, throttle: new AttemptThrottle(), pepper: core.pepper, rp: config.webauthn, passkeys: accountParts.passkeys,
     push: new LogPushSender(log), log, targets: async (ctx, _purpose, targetId) => { await approvals.decidable(ctx, targetId); },
   });
+  const intentParts = intentServices({ db, hot, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls });
+  const walletFamilies = new WalletFamilies(intentParts.chainRpc);
   return {
     config, log,
     audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, ipRules, kms: core.kms,
@@ -152,7 +159,13 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     billingTiers: new BillingTierCommands({ db, audit: actionAudit, operators: platformOperators }),
     // Export re-confirms like DELETE /v1/auth/me: the password or a rat_ token (signing_key.export).
     signingKeys: new SigningKeyCommands({ db, kms: core.kms, audit: actionAudit, log, stepUp }),
-    ...pickIntents(intentServices({ db, hot, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls })),
+    ...pickIntents(intentParts),
+    // Treasury wallets: X-Auth-Confirm like signing key export; exports limited per user.
+    treasuryWallets: new WalletCommands({ db, kms: core.kms, audit: actionAudit, stepUp, families: walletFamilies, exports: limits.limiter(TREASURY_EXPORT_PER_USER) }),
+    treasuryTransfers: new TransferCommands({
+      db, kms: core.kms, audit: actionAudit, stepUp, families: walletFamilies, client: new TreasuryTransfersClient(w.temporal, log),
+    }),
+    treasuryPasskeys: new TransferPasskeys({ db, audit: actionAudit, pepper: core.pepper, passkeys: accountParts.passkeys }),
     temporalCodec: new TemporalCodecCommands({
       db, operators: platformOperators, codec: new EncryptionCodec(core.temporalCodecKey), links: new CodecLinks(core.temporalCodecLinkKey),
       audit: actionAudit, namespace: config.temporalNamespace, publicUrl: config.publicUrl,

@@ -40,12 +40,15 @@ import { signRoutes } from './agents/sign.ts';
 import { transactionRoutes } from './agents/transactions.ts';
 import { bindingRoutes } from './agents/bindings.ts';
 import { executeRoutes } from './agents/execute.ts';
+import { treasuryWalletRoutes } from './treasury/wallets.ts';
+import { treasuryPasskeyRoutes } from './treasury/wallets-passkey.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
     ...tokenRoutes, ...mfaRoutes, ...deviceRoutes, ...passkeyRoutes, ...mobileDeviceRoutes, ...googleRoutes, ...meRoutes, ...passwordRoutes, ...emailChangeRoutes, ...apiKeyRoutes,
     ...memberRoutes, ...invitationRoutes, ...agentKeysVaultRoutes, ...ipRuleRoutes, ...auditRoutes,
     ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes, ...transactionRoutes, ...bindingRoutes, ...executeRoutes,
+    ...treasuryWalletRoutes, ...treasuryPasskeyRoutes,
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,

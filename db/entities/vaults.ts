@@ -11,8 +11,8 @@ export const Vault = defineEntity({
     org_id: () => p.manyToOne(Organization).mapToPk().fieldName('org_id').deleteRule('cascade'),
     name: p.text(),
     description: p.text().default(''),
-    /** 'agent_keys': the reserved vault __agent-keys. */
-    kind: p.enum(['standard', 'agent_keys']).default('standard'),
+    /** 'agent_keys': the reserved vault __agent-keys; 'treasury_keys': the reserved vault __treasury-keys. */
+    kind: p.enum(['standard', 'agent_keys', 'treasury_keys']).default('standard'),
     key_backend: p.enum(['local', 'pkcs11']),
     key_ref: p.text(),
     created_by: p.text(),
@@ -26,6 +26,7 @@ export const Vault = defineEntity({
   indexes: [{ name: 'vaults_org_idx', properties: ['org_id'], where: 'deleted_at IS NULL' }],
   uniques: [
     { name: 'vaults_agent_keys_once', properties: ['org_id'], where: "kind = 'agent_keys' AND deleted_at IS NULL" },
+    { name: 'vaults_treasury_keys_once', properties: ['org_id'], where: "kind = 'treasury_keys' AND deleted_at IS NULL" },
   ],
   checks: [{ name: 'vaults_cmek_fingerprint_format', expression: "cmek_fingerprint ~ '^[0-9a-f]{64}$'" }],
 });

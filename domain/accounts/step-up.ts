@@ -21,6 +21,7 @@ export const REAUTH_TOKEN_TTL_SECONDS = 300;
 export const REAUTH_PURPOSES = [
   'account.delete', 'security.passkey.register', 'security.passkey.delete', 'security.mfa.disable',
   'security.vault_passkey.disable', 'approval.decide', 'signing_key.export', 'security.device.register',
+  'treasury_wallet.export', 'treasury_wallet.send',
 ] as const;
 export type ReauthPurpose = (typeof REAUTH_PURPOSES)[number];
 export const isReauthPurpose = (s: string): s is ReauthPurpose => (REAUTH_PURPOSES as readonly string[]).includes(s);

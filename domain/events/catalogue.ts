@@ -56,6 +56,7 @@ export const EMITTED_EVENTS = [
   'vault.key_rotated', 'vault.cmek_rotated',
   'signing_key.rotated',
   'agent.transaction.signed', 'agent.transaction.broadcast',
+  'wallet.transfer.sent',
 ] as const;
 
 export type DomainEvent = (typeof EMITTED_EVENTS)[number];

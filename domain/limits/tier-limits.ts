@@ -48,6 +48,9 @@ export async function assertBelowTierLimit(tx: EntityManager, orgId: string, res
 const FEATURE_TIERS = {
   cmek: { label: 'Customer-managed keys (CMEK)', tiers: ['business', 'enterprise'] as Tier[] },
   execution_intents: { label: 'Execution Intents (bindings)', tiers: ['pro', 'team', 'business', 'enterprise'] as Tier[] },
+  // Spec §1 says Pro or higher; the reference says all tiers since v0.47.3 (facts §22). The spec
+  // wins where it speaks (reference/README.md), so Pro or higher.
+  treasury_wallets: { label: 'Treasury wallets', tiers: ['pro', 'team', 'business', 'enterprise'] as Tier[] },
 };
 
 /** Throws 403 unless the organization's plan includes `feature`. */

@@ -1,0 +1,97 @@
+// Treasury wallets (reference TreasuryWalletResponse, TreasuryWalletListResponse,
+// TreasuryWalletExportResponse, TreasuryWalletBalanceResponse, TreasuryWalletSendResponse).
+// A wallet's record is public: chain family, curve, public key, address and state; no presenter
+// carries where its key is sealed. Only TreasuryWalletExport carries a private key, and only for
+// POST …/export (X-Auth-Confirm, audited).
+import { z } from 'zod';
+import { formatUnits } from 'viem';
+import { shape, timestamp, uuid, isoAlways, isoOrOmit } from './registry.ts';
+import type { WalletRow } from '../../domain/treasury/wallets/wallet-repository.ts';
+import type { ExportedWallet, WalletBalance } from '../../domain/treasury/wallets/wallet-commands.ts';
+import type { TransferRow } from '../../domain/treasury/wallets/transfer-repository.ts';
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+
+export const TreasuryWalletSchema = shape('TreasuryWallet', z.object({
+  id: uuid,
+  /** The chain family: `ethereum` serves every EVM chain (one address on all of them). */
+  chain: z.string(),
+  /** secp256k1 for EVM wallets. */
+  curve: z.string(),
+  /** 0x-hex of the 65-byte uncompressed public key. */
+  public_key_hex: z.string().regex(/^0x[0-9a-f]+$/),
+  address,
+  is_active: z.boolean(),
+  created_at: timestamp,
+  /** When the wallet stopped sending (rotated out or deactivated); omitted while active. */
+  deactivated_at: timestamp.optional(),
+  /** Why it stopped: `rotation` or `deactivation`; omitted while active. */
+  retired_by: z.enum(['rotation', 'deactivation']).optional(),
+}), "A treasury wallet: public facts only");
+
+export const TreasuryWalletListSchema = shape('TreasuryWalletList', z.object({ wallets: z.array(TreasuryWalletSchema) }),
+  "The caller's treasury wallets, newest first");
+
+export const TreasuryWalletExportSchema = shape('TreasuryWalletExport', z.object({
+  chain: z.string(),
+  address,
+  /** The 32-byte private key, 0x-hex. Shown once; handle with extreme care. */
+  private_key_hex: z.string().regex(/^0x[0-9a-f]{64}$/),
+  wallet_id: uuid,
+  is_active: z.boolean(),
+}), 'An exported treasury wallet key (X-Auth-Confirm; audited as treasury_wallet.export)');
+
+export const TreasuryWalletBalanceSchema = shape('TreasuryWalletBalance', z.object({
+  /** The network asked for (e.g. base), not only the family. */
+  chain: z.string(),
+  address,
+  native: z.object({ symbol: z.string(), balance_wei: z.string(), balance_display: z.string() }),
+  tokens: z.array(z.object({ contract_address: address, balance_raw: z.string() })),
+}), 'Native and token balances of a treasury wallet on one network');
+
+export const TreasuryWalletSendSchema = shape('TreasuryWalletSend', z.object({
+  /** The transfer's id (its broadcast is the workflow treasury-transfer:<id>). */
+  id: uuid,
+  tx_hash: z.string().regex(/^0x[0-9a-f]{64}$/),
+  from: address,
+  to: address,
+  value_wei: z.string(),
+  /** The network it was sent on. */
+  chain: z.string(),
+  chain_id: z.number().int(),
+  nonce: z.number().int(),
+  /** signed (broadcast under way), broadcast, confirmed, failed (refused, or mined but reverted) or unconfirmed. */
+  status: z.enum(['signed', 'broadcast', 'confirmed', 'failed', 'unconfirmed']),
+  error_message: z.string().optional(),
+  created_at: timestamp,
+}), 'A transfer from a treasury wallet');
+
+export function presentTreasuryWallet(w: WalletRow): z.output<typeof TreasuryWalletSchema> {
+  return {
+    id: w.id, chain: w.chain, curve: w.curve, public_key_hex: w.public_key, address: w.address, is_active: w.is_active,
+    created_at: isoAlways(w.created_at), deactivated_at: isoOrOmit(w.deactivated_at), retired_by: w.retired_by ?? undefined,
+  };
+}
+
+export function presentTreasuryWalletList(ws: WalletRow[]): z.output<typeof TreasuryWalletListSchema> {
+  return { wallets: ws.map(presentTreasuryWallet) };
+}
+
+export function presentTreasuryWalletExport(e: ExportedWallet): z.output<typeof TreasuryWalletExportSchema> {
+  return { chain: e.wallet.chain, address: e.wallet.address, private_key_hex: e.privateKey, wallet_id: e.wallet.id, is_active: e.wallet.is_active };
+}
+
+export function presentTreasuryWalletBalance(b: WalletBalance): z.output<typeof TreasuryWalletBalanceSchema> {
+  return {
+    chain: b.network.name, address: b.wallet.address,
+    native: { symbol: b.symbol, balance_wei: b.native.toString(), balance_display: formatUnits(b.native, 18) },
+    tokens: b.tokens.map((t) => ({ contract_address: t.contract, balance_raw: t.raw.toString() })),
+  };
+}
+
+export function presentTreasuryTransfer(t: TransferRow): z.output<typeof TreasuryWalletSendSchema> {
+  return {
+    id: t.id, tx_hash: t.tx_hash, from: t.from_address, to: t.to_address, value_wei: t.value_wei.toString(), chain: t.chain, chain_id: t.chain_id,
+    nonce: t.nonce, status: t.status, error_message: t.error_message ?? undefined, created_at: isoAlways(t.created_at),
+  };
+}

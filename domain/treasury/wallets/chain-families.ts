@@ -1,0 +1,55 @@
+// The chain families a treasury wallet can belong to, behind one small interface, so that each
+// family joins as its Intents issue lands (Bitcoin, Solana …) without touching the commands:
+// a family makes key pairs, derives its public facts and address, formats a key for export, and
+// moves funds (balance, a signed transfer, its broadcast and receipt). One wallet serves every
+// network of its family: an EVM address is the same on ethereum, base or any EVM chain.
+// Only EVM (`ethereum`) is implemented today (evm-family.ts).
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** The spec's chain families (the CHECK of treasury_wallets.chain). */
+export type WalletFamilyName = 'ethereum' | 'bitcoin' | 'solana' | 'xrp' | 'cardano' | 'tron';
+
+/** A network of a family a transfer or balance is on (for EVM: a row of the chains table). */
+export type WalletNetwork = { name: string; chainId: number; nativeCurrency: string };
+
+export type KeyPair = { privateKey: Uint8Array; publicKey: string; address: string };
+
+/** A transfer as the family signs it; amounts in the family's smallest unit. */
+export type TransferRequest = { to: string; value: bigint; data?: string; gasLimit?: bigint };
+
+/** The signed bytes of a transfer and what identifies it on the chain. */
+export type SignedTransfer = { signedTx: string; txHash: string; nonce: number };
+
+export type TransferReceipt = { success: boolean; blockNumber: bigint };
+
+/** 'sent' also when the node already had the bytes; a refusal for good carries the node's words. */
+export type BroadcastVerdict = { sent: true } | { sent: false; reason: string };
+
+export interface WalletChainFamily {
+  readonly family: WalletFamilyName;
+  readonly curve: 'secp256k1' | 'ed25519';
+  /** The largest transfer accepted, in the smallest unit: a sanity cap against a misplaced decimal point. */
+  readonly sanityCap: bigint;
+  readonly sanityCapLabel: string;
+  /** A fresh key pair; the caller zeroes privateKey once it is sealed. */
+  generateKey(): KeyPair;
+  /** The public key and address of a private key (checks a sealed key against its record). */
+  keyFacts(privateKey: Uint8Array): { publicKey: string; address: string };
+  /** The private key as the export shows it. */
+  formatPrivateKey(privateKey: Uint8Array): string;
+  /** The network `raw` names (name or chain id), or a 400 naming `chain`. */
+  network(em: EntityManager, raw: string): Promise<WalletNetwork>;
+  /** Native balance in the smallest unit, and token balances for the contracts asked. */
+  balance(net: WalletNetwork, address: string, tokens: string[]): Promise<{ native: bigint; tokens: { contract: string; raw: bigint }[] }>;
+  /**
+   * Checks the request against the chain (gas, fees, funds: a 4xx problem when it cannot go)
+   * and returns a signer for a nonce: the family decides fees once, the caller allocates the nonce.
+   */
+  prepareTransfer(net: WalletNetwork, from: string, req: TransferRequest): Promise<{ sign: (privateKey: Uint8Array, nonce: number) => SignedTransfer }>;
+  /** The next nonce the network expects of `from`, counting its pending pool. */
+  nextNonce(net: WalletNetwork, from: string): Promise<number>;
+  /** Sends signed bytes: 'sent' (or already known), 'refused' for good; throws while unreachable. */
+  broadcast(net: WalletNetwork, t: { signedTx: string; txHash: string }): Promise<BroadcastVerdict>;
+  /** The receipt once mined, else null. */
+  receipt(net: WalletNetwork, txHash: string): Promise<TransferReceipt | null>;
+}

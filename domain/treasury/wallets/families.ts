@@ -1,0 +1,39 @@
+// Which chain family a chain name in a request asks for, and the families this deployment
+// supports. Every EVM name or chain_id (ethereum, base, 8453 …) is the one `ethereum` wallet; the
+// spec's other chains (bitcoin, solana, xrp, cardano, tron) are refused with a 400 that says they
+// come later, as for agents' signing keys (domain/intents/signing-keys/signing-chains.ts).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ChainRpc } from '../../chains/chain-rpc.ts';
+import { resolveSigningChain } from '../../intents/signing-keys/signing-chains.ts';
+import type { WalletChainFamily, WalletFamilyName } from './chain-families.ts';
+import { EvmWalletFamily } from './evm-family.ts';
+
+export class WalletFamilies {
+  private readonly byName: ReadonlyMap<WalletFamilyName, WalletChainFamily>;
+
+  constructor(rpc: ChainRpc) {
+    // A family joins here once its signing and broadcasting land.
+    const families: WalletChainFamily[] = [new EvmWalletFamily(rpc)];
+    this.byName = new Map(families.map((f) => [f.family, f]));
+  }
+
+  /** Every family the deployment supports (generate without `chains`). */
+  all(): WalletChainFamily[] {
+    return [...this.byName.values()];
+  }
+
+  /** The family `raw` names, or a 400 naming `field`. */
+  async resolve(em: EntityManager, raw: string, field = 'chain'): Promise<WalletChainFamily> {
+    const name = await resolveSigningChain(em, raw, field);
+    const f = this.byName.get(name);
+    if (!f) throw new Error(`no wallet family ${name}`);
+    return f;
+  }
+
+  /** The family of a stored row. */
+  of(name: WalletFamilyName): WalletChainFamily {
+    const f = this.byName.get(name);
+    if (!f) throw new Error(`no wallet family ${name}`);
+    return f;
+  }
+}
