@@ -184,7 +184,7 @@ describe('quick-decide links', () => {
 
     const wrong = await openLink(adminToken, 'approve');
     expect(wrong.status).toBe(400);
-    expect((await wrong.json()).detail).toMatch(/decision/);
+    expect(((await wrong.json()) as any).detail).toMatch(/decision/);
 
     const r = await openLink(adminToken, 'rejected');
     expect(r.status).toBe(302);
@@ -195,7 +195,7 @@ describe('quick-decide links', () => {
 
     const again = await openLink(adminToken, 'rejected');
     expect(again.status).toBe(410);
-    expect((await again.json()).detail).toMatch(/already used/);
+    expect(((await again.json()) as any).detail).toMatch(/already used/);
     // The owner's own link: the approval is no longer pending.
     expect((await openLink(ownerToken, 'approved')).status).toBe(409);
     expect((await openLink('aqd_' + 'x'.repeat(43), 'approved')).status).toBe(404);
@@ -206,7 +206,7 @@ describe('quick-decide links', () => {
     const token = await quickToken(s.owner, a.id);
     const r = await openLink(token, 'approved');
     expect(r.status).toBe(403);
-    const body = await r.json();
+    const body = (await r.json()) as any;
     expect(body).toMatchObject({ type: 'step_up_required', approval_id: a.id, risk_tier: 2 });
     expect(body.dashboard_url).toMatch(new RegExp(`/approvals/${a.id}$`));
     expect(body.detail).toMatch(/dashboard/);
