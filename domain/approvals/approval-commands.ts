@@ -41,9 +41,6 @@ export type ApprovalWaits = Pick<ApprovalsClient, 'startWait' | 'ensureWait' | '
 
 export type ApprovalDeps = { db: () => EntityManager; audit: ActionAudit; runGate: RunApprovalGate; stepUp: StepUp; waits: ApprovalWaits };
 
-/** How long a request may ask to wait (`expires_in_seconds`): from 2 seconds to 7 days. */
-export const MIN_APPROVAL_TTL_SECONDS = 2;
-export const MAX_APPROVAL_TTL_SECONDS = 7 * 24 * 3600;
 
 export type ApprovalRequestInput = {
   action: string; target_type: string; target_id: string; summary: Record<string, unknown>; reason: string | null; risk_tier: number;

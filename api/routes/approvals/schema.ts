@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { idParam, limitField } from '../../input/fields.ts';
 import { APPROVAL_STATUSES } from '../../../domain/approvals/approval-repository.ts';
-import { MAX_APPROVAL_TTL_SECONDS, MIN_APPROVAL_TTL_SECONDS } from '../../../domain/approvals/approval-commands.ts';
+import { MAX_APPROVAL_TTL_SECONDS, MIN_APPROVAL_TTL_SECONDS } from '../../../domain/approvals/approval-ttl.ts';
 
 /** What an approval's summary may weigh, as JSON. */
 export const SUMMARY_MAX_BYTES = 32 * 1024;
