@@ -51,7 +51,7 @@ export class ApprovalQuickLinks {
       ? [`This is a risk tier ${a.risk_tier} request: it needs a step-up (your password${a.risk_tier === 3 ? ' is not enough: TOTP, a passkey or a mobile device' : ' or a re-auth token'}), so the links below send you to the dashboard to decide it there:`]
       : ['Decide it with one click (each link works once, for 7 days):'];
     return [
-      `An agent asks for your approval.`,
+      a.run_id ? 'An automation run waits for your approval.' : 'An agent asks for your approval.',
       '',
       `Action:      ${a.action}`,
       `Target:      ${a.target_type} ${a.target_id}`,
