@@ -16,6 +16,7 @@ import { MailClient } from '../domain/mail/client.ts';
 import { HeldTransactions, HELD_TRANSACTION_TARGET } from '../domain/intents/transactions/held-transactions.ts';
 import { AgentSigner } from '../domain/intents/signing-keys/signer.ts';
 import { TransactionsClient } from '../domain/intents/transactions/client.ts';
+import { heldTransactionsOlderThan } from '../domain/intents/transactions/transaction-repository.ts';
 
 /** A human's decision, as the approvals client hands it to the workflow (workflows/approvals/approval-messages.ts). */
 export type ApprovalDecisionMessage = {
@@ -94,9 +95,12 @@ export const approvalsArea: TemporalArea = {
       })),
     },
   }),
-  // A pending approval whose workflow could not be started at request time gets it now (a no-op if it waits).
+  // A pending approval whose workflow could not be started at request time gets it now (a no-op if
+  // it waits); so does the approval of a transaction still held although its workflow is gone (run
+  // again, the workflow finds the decision or expiry and settles the transaction).
   async redrive(dp, olderThan) {
     const client = new ApprovalsClient(dp.temporal, dp.log);
     for (const a of await pendingApprovalsOlderThan(dp.em(), olderThan)) await client.startWait({ id: a.id, orgId: a.org_id });
+    for (const t of await heldTransactionsOlderThan(dp.em(), olderThan)) await client.startWait({ id: t.approval_id!, orgId: t.org_id });
   },
 };

@@ -254,6 +254,17 @@ export async function insertHeldTransaction(tx: EntityManager, t: HeldTransactio
   }).returning(TRANSACTION_COLUMNS).executeTakeFirstOrThrow();
 }
 
+/**
+ * Transactions still awaiting their approval, quiet for `olderThanSeconds`: the sweeper starts
+ * their approval's workflow (a no-op while it waits; run again once it ended, it settles them).
+ */
+export function heldTransactionsOlderThan(em: EntityManager, olderThanSeconds: number): Promise<{ approval_id: string | null; org_id: string }[]> {
+  return query(em).selectFrom('agent_transactions').select(['approval_id', 'org_id'])
+    .where('status', '=', 'awaiting_approval').where('approval_id', 'is not', null)
+    .where('updated_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanSeconds})`)
+    .orderBy('updated_at').limit(100).execute();
+}
+
 /** awaiting_approval → signed with its nonce, fees and bytes; false when it had moved on. */
 export async function markHeldSigned(tx: EntityManager, id: string, s: {
   nonce: number; txType: number; gasPrice: bigint | null; maxFeePerGas: bigint | null; maxPriorityFeePerGas: bigint | null; signedTx: string; txHash: string;
