@@ -4,7 +4,7 @@
 // through the API that could expire it lazily); the risk tiers' step-up (tier 2: the password,
 // tier 3: a second-factor rat_ token); the SDK's spellings (POST …/approve and …/deny,
 // X-MFA-Token); the quick-decide links mailed to owners and admins (work once, 302 to the
-// dashboard, tier 2 refused without a step-up, a wrong decision is a 400).
+// dashboard, tier 2 refused without a step-up, a wrong decision is a 400; a run approval's link resumes the run).
 import { call, closeDb, db, eventually, joinAsMember, mailTo, signup, type Account, type Res } from '../helpers/api.ts';
 import { agentJwt, registerAgent, type Agent } from '../helpers/agent-fixtures.ts';
 import { enableTotp, codeNext } from '../helpers/totp.ts';
@@ -236,4 +236,25 @@ test('an approval no workflow waits on (its start was lost) is still decided: th
   const r = await decide(s.owner, id, 'approve');
   expect(r.status).toBe(200);
   expect(r.body.status).toBe('approved');
+});
+
+test("an automation run's approval is mailed too: its quick link resumes the run (through the run's own workflow)", async () => {
+  const s = await setup('aq-run');
+  await db().query("UPDATE organizations SET billing_tier = 'team' WHERE id = $1", [s.owner.orgId]);
+  const created = await call('POST', '/v1/automations', {
+    token: s.owner.token,
+    body: { name: `quick-${Date.now()}`, agent_id: s.agent.id, trigger_type: 'manual', workflow_spec: { steps: [
+      { type: 'approval_request', action: 'pay_invoice', summary: { invoice: 7 }, risk_tier: 1 }, { type: 'log', message: 'paid' },
+    ] } },
+  });
+  expect(created.status).toBe(201);
+  const run = await call('POST', `/v1/automations/${created.body.id}/trigger`, { token: s.owner.token });
+  const runOf = () => call('GET', `/v1/automations/${created.body.id}/runs/${run.body.id}`, { token: s.owner.token });
+  const approval = await eventually('the run to wait on its approval', async () => (await call('GET', '/v1/approvals?status=pending', { token: s.owner.token }))
+    .body.approvals.find((x: any) => x.target_id === run.body.id));
+  expect((await runOf()).body.status).toBe('awaiting_approval');
+  const r = await openLink(await quickToken(s.admin, approval.id), 'approved');
+  expect(r.status).toBe(302);
+  await eventually('the run to resume to success', async () => ((await runOf()).body.status === 'success' ? true : undefined));
+  expect((await call('GET', `/v1/approvals/${approval.id}`, { token: s.owner.token })).body).toMatchObject({ status: 'approved', decided_by: s.admin.userId });
 });
