@@ -19,6 +19,9 @@ import type { TemporalArea } from './temporal-area.ts';
 import { AUTOMATIONS_TASK_QUEUE } from '../domain/automations/client.ts';
 import { openRunsBetween } from '../domain/automations/run-repository.ts';
 import { automationRunSeconds } from '../domain/observability/metrics.ts';
+import { ApprovalQuickLinks } from '../domain/approvals/quick-links.ts';
+import { Mailer } from '../domain/mail/mailer.ts';
+import { MailClient } from '../domain/mail/client.ts';
 
 export type AutomationActivityDeps = {
   em: () => EntityManager;
@@ -26,6 +29,8 @@ export type AutomationActivityDeps = {
   schedules: AutomationSchedules;
   log: Logger;
   runTimeoutSeconds: number;
+  /** Mails the quick-decide links of a run's approval to the organization's owners and admins (once per approval). */
+  quickLinks?: Pick<ApprovalQuickLinks, 'mailApprovers'>;
 };
 
 export function createAutomationActivities(d: AutomationActivityDeps) {
@@ -42,7 +47,7 @@ export function createAutomationActivities(d: AutomationActivityDeps) {
      */
     async requestApproval(actor: RunActor, params: Record<string, unknown>, stepResults: StepResult[], stepKey = ''): Promise<ApprovalStart> {
       const expiresInMs = Number(params.expires_in_secs ?? 86_400) * 1000;
-      return d.em().transactional(async (tx) => {
+      const started = await d.em().transactional(async (tx) => {
         const approval = await createApprovalOnce(tx, {
           id: derivedUuid(`automation-run:${actor.runId}:approval:${stepKey}`),
           orgId: actor.orgId, agentId: actor.agentId, runId: actor.runId, automationId: actor.automationId,
@@ -55,8 +60,11 @@ export function createAutomationActivities(d: AutomationActivityDeps) {
         });
         await moveRun(tx, actor.runId, 'running', 'awaiting_approval', stepResults);
         // A repeated attempt waits out what is left of the first one's expiry, not a fresh one.
-        return { approvalId: approval.id, expiresInMs: approval.expires_at ? Math.max(0, new Date(approval.expires_at).getTime() - Date.now()) : expiresInMs };
+        return { approval, start: { approvalId: approval.id, expiresInMs: approval.expires_at ? Math.max(0, new Date(approval.expires_at).getTime() - Date.now()) : expiresInMs } };
       });
+      // After the commit; a retry after a crash finds the links made and mails nothing twice.
+      await d.quickLinks?.mailApprovers(started.approval);
+      return started.start;
     },
 
     /**
@@ -126,6 +134,7 @@ export const automationsArea: TemporalArea = {
   workflowTaskSlots: 200,
   activities: (d) => createAutomationActivities({
     em: d.em, steps: d.automationSteps, schedules: d.schedules, log: d.log, runTimeoutSeconds: d.runTimeoutSeconds,
+    quickLinks: new ApprovalQuickLinks({ em: d.em, mailer: new Mailer(new MailClient(d.temporal, d.log), d.mailKey), publicUrl: d.publicUrl }),
   }),
   // Runs whose start failed at trigger time (a no-op for runs whose workflow exists), and
   // schedules behind their automation's row.

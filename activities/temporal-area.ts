@@ -24,6 +24,8 @@ export type WorkerDeps = {
   shareAccessMailWindowSeconds: number; chainRpc: ChainRpc;
   /** RETENTION_DAYS (domain/retention). */
   retentionDays: number;
+  /** PUBLIC_URL: where mailed links (approval quick-decide) point. */
+  publicUrl: string;
 };
 
 export type TemporalArea = {

@@ -49,7 +49,9 @@ function successResponse(def: RouteDef): Record<string, unknown> {
   if (!schema) throw new Error(`${def.method} ${def.path}: a ${status} answer needs a presenter schema`);
   const id = presenterSchemas.get(schema)?.id;
   if (!id) throw new Error(`${def.method} ${def.path}: its response schema is not registered (use shape() in api/presenters)`);
-  return { description, content: { 'application/json': { schema: ref(id) } } };
+  // A redirect (a link opened in a browser) says where it goes.
+  const headers = status === 302 ? { headers: { Location: { description: 'Where the browser goes next', schema: { type: 'string' } } } } : {};
+  return { description, ...headers, content: { 'application/json': { schema: ref(id) } } };
 }
 
 export const operationIdOf = (method: string, openApiPath: string) =>

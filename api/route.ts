@@ -11,7 +11,8 @@ import type { ApiServices } from './services.ts';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** public: no credentials; user: a human's token or key; principal: a human or an agent. */
 export type AuthLevel = 'public' | 'user' | 'principal';
-export type SuccessStatus = 200 | 201 | 202 | 204;
+/** 302: a link opened in a browser (the handler sets Location), with a small JSON body for programs. */
+export type SuccessStatus = 200 | 201 | 202 | 204 | 302;
 
 export type RequestState = {
   requestId: string;

@@ -33,6 +33,7 @@ import type { EmailChangeCommands } from '../domain/accounts/email-change-comman
 import type { ApiKeyCommands } from '../domain/accounts/api-key-commands.ts';
 import type { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
 import type { ApprovalCommands } from '../domain/approvals/approval-commands.ts';
+import type { QuickDecide } from '../domain/approvals/quick-decide.ts';
 import type { MemoryCommands } from '../domain/memory/memory-commands.ts';
 import type { RunCommands } from '../domain/automations/run-commands.ts';
 import type { PlatformOperators } from '../domain/auth/platform-operators.ts';
@@ -109,6 +110,8 @@ export type ApiServices = {
   webhooks: WebhookCommands;
   /** Human-in-the-loop approvals: agents request, humans decide. */
   approvals: ApprovalCommands;
+  /** The mailed one-click links: GET /v1/approvals/quick-decide. */
+  quickDecide: QuickDecide;
   /** Per-agent namespaced memory. */
   memory: MemoryCommands;
   /** Automation runs: manual and webhook triggers, the run list and detail, cancel. */

@@ -49,6 +49,8 @@ import { PasskeyTokens } from '../domain/auth/passkey-tokens.ts';
 import { WebhookCommands } from '../domain/webhooks/webhook-commands.ts';
 import { WebhooksClient } from '../domain/webhooks/client.ts';
 import { ApprovalCommands } from '../domain/approvals/approval-commands.ts';
+import { ApprovalsClient } from '../domain/approvals/client.ts';
+import { QuickDecide } from '../domain/approvals/quick-decide.ts';
 import { MemoryCommands } from '../domain/memory/memory-commands.ts';
 import { MemoryStore } from '../domain/memory/memory-store.ts';
 import { RunCommands } from '../domain/automations/run-commands.ts';
@@ -117,7 +119,9 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   // X-Auth-Confirm (a password or a rat_ token) for every sensitive action. Its throttle keeps its
   // counts in the database (shared with the account area's instance, which prunes them).
   const stepUp = new StepUp({ throttle: new AttemptThrottle(), passwords: new PasswordCheck(), pepper: core.pepper });
-  const approvals = new ApprovalCommands({ db, audit: actionAudit, stepUp, runGate: new RunApprovalUpdates(db, automations) });
+  const approvals = new ApprovalCommands({
+    db, audit: actionAudit, stepUp, runGate: new RunApprovalUpdates(db, automations), waits: new ApprovalsClient(w.temporal, log),
+  });
   const accountParts = accountAreas({ config, log, db, hot, jwt, apiKeys, revocations, audit: actionAudit, mailer, deletion: accounts, pepper: core.pepper, totpKey: core.totpKey, stepUp });
   // A phone's step-up challenge may name an approval: only one the caller may decide now.
   const mobileDevices = new MobileDeviceCommands({
@@ -151,6 +155,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       client: new WebhooksClient(w.temporal, config.webhookRetryInitialSeconds), log,
     }),
     approvals,
+    quickDecide: new QuickDecide({ db, approvals, publicUrl: config.publicUrl }),
     mobileDevices,
     memory: new MemoryCommands({ db, store: new MemoryStore(db), audit: actionAudit }),
     runs: new RunCommands({ db, audit: actionAudit, client: automations, log, runTimeoutSeconds: config.automationRunTimeoutSeconds }),

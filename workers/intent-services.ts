@@ -15,6 +15,8 @@ import { RpcSimulationProvider } from '../domain/intents/transactions/simulation
 import { SimulationCommands } from '../domain/intents/transactions/simulation-commands.ts';
 import { TransactionCommands } from '../domain/intents/transactions/transaction-commands.ts';
 import { TransactionsClient } from '../domain/intents/transactions/client.ts';
+import { HeldActionApprovals } from '../domain/approvals/held-action-approvals.ts';
+import { ApprovalsClient } from '../domain/approvals/client.ts';
 
 export type IntentServices = { intents: SignCommands; transactions: TransactionCommands; simulations: SimulationCommands; chainRpc: ChainRpc };
 
@@ -24,12 +26,15 @@ export function intentServices(d: {
   const signer = new AgentSigner({ db: d.db, kms: d.kms });
   const chainRpc = new ChainRpc({ chainById: (chainId) => findChain(d.db(), { by: 'chain_id', chainId }), rpcOverrides: d.rpcOverrides });
   const simulations = new SimulationCommands({ db: d.db, provider: new RpcSimulationProvider(chainRpc) });
+  // A transaction above its agent's approval threshold waits on an approval of its own (issue 31 §4).
+  const heldApprovals = new HeldActionApprovals(new ApprovalsClient(d.temporal, d.log));
   return {
     chainRpc,
     simulations,
     intents: new SignCommands({ db: d.db, hot: d.hot, signer, audit: d.audit }),
     transactions: new TransactionCommands({
       db: d.db, hot: d.hot, signer, rpc: chainRpc, audit: d.audit, simulations, client: new TransactionsClient(d.temporal, d.log),
+      openApproval: (tx, a) => heldApprovals.open(tx, a),
     }),
   };
 }

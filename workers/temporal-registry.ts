@@ -11,11 +11,12 @@ import { keyRotationArea } from '../activities/key-rotation.ts';
 import { transactionsArea } from '../activities/transactions.ts';
 import { retentionArea } from '../activities/retention.ts';
 import { treasuryArea } from '../activities/treasury-wallets.ts';
+import { approvalsArea } from '../activities/approvals.ts';
 
 export type { TemporalArea, WorkerDeps } from '../activities/temporal-area.ts';
 
 export const TEMPORAL_AREAS: readonly TemporalArea[] = [
-  mailArea, accountsArea, webhooksArea, automationsArea, sharesArea, keyRotationArea, transactionsArea, treasuryArea,
+  mailArea, accountsArea, webhooksArea, automationsArea, sharesArea, keyRotationArea, transactionsArea, treasuryArea, approvalsArea,
   // Last: its sweep only keeps the daily Schedule in place.
   retentionArea,
 ];

@@ -108,7 +108,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
     webhookKey: core.webhookKey, webhooks, outbound,
     automations, schedules, automationSteps, runTimeoutSeconds: config.automationRunTimeoutSeconds,
     shareAccessMailWindowSeconds: config.shareAccessMailWindowSeconds, chainRpc: intents.chainRpc,
-    retentionDays: config.retentionDays,
+    retentionDays: config.retentionDays, publicUrl: config.publicUrl,
   };
   // With tracing on: the traced workflow bundle, activity spans and the workflow span sink.
   const tracing = await temporalWorkerTracing();

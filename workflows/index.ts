@@ -11,3 +11,4 @@ export { cmekRotationWorkflow } from './key-rotation/cmek-rotation.ts';
 export { transactionBroadcastWorkflow } from './transactions/transaction-broadcast.ts';
 export { retentionPruneWorkflow } from './retention/retention-prune.ts';
 export { treasuryTransferWorkflow } from './treasury/treasury-transfer.ts';
+export { approvalWaitWorkflow } from './approvals/approval-wait.ts';

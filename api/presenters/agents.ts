@@ -35,6 +35,8 @@ export const AgentSchema = shape('Agent', z.object({
   tx_to_allowlist: z.array(z.string()),
   tx_allowed_chains: z.array(z.string()),
   tx_max_per_day: z.number().int().nullable(),
+  /** A transaction sending more than this (native units) waits for a human's approval (202 awaiting_approval). */
+  tx_approval_threshold_eth: z.string().optional(),
   token_ttl_seconds: z.number().int().nullable(),
   /** Whether POST …/sign signs EIP-191 personal_sign messages (default true). */
   message_signing_enabled: z.boolean(),
@@ -116,6 +118,7 @@ export function presentAgent(a: AgentRow): z.output<typeof AgentSchema> {
     tx_to_allowlist: a.tx_to_allowlist,
     tx_allowed_chains: a.tx_allowed_chains,
     tx_max_per_day: a.tx_max_per_day,
+    tx_approval_threshold_eth: omitNull(a.tx_approval_threshold_eth),
     token_ttl_seconds: a.token_ttl_seconds,
     message_signing_enabled: a.message_signing_enabled,
     raw_signing_enabled: a.raw_signing_enabled,

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { shape, timestamp, optionalTimestamp, uuid, jsonObject, isoAlways, isoOrOmit, omitNull } from './registry.ts';
 import { APPROVAL_STATUSES, type ApprovalRow } from '../../domain/approvals/approval-repository.ts';
 import type { ApprovalStatusView } from '../../domain/approvals/approval-commands.ts';
+import type { QuickDecision } from '../../domain/approvals/quick-decide.ts';
 
 export const ApprovalSchema = shape('Approval', z.object({
   id: uuid,
@@ -62,3 +63,13 @@ export const presentApprovalList = (rows: ApprovalRow[]): z.output<typeof Approv
 
 export const presentApprovalStatus = (s: ApprovalStatusView): z.output<typeof ApprovalStatusSchema> =>
   ({ status: s.status, expires_at: isoOrOmit(s.expires_at) });
+
+export const ApprovalQuickDecisionSchema = shape('ApprovalQuickDecision', z.object({
+  approval_id: uuid,
+  status: z.enum(APPROVAL_STATUSES),
+  /** The dashboard's page of the approval (also the Location header). */
+  location: z.string(),
+}), 'A mailed quick-decide link took effect: the browser goes on to the dashboard');
+
+export const presentQuickDecision = (q: QuickDecision): z.output<typeof ApprovalQuickDecisionSchema> =>
+  ({ approval_id: q.approval.id, status: q.approval.status, location: q.location });

@@ -14,7 +14,7 @@ const hash = z.string().regex(/^0x[0-9a-f]{64}$/);
 const weiText = z.string().regex(/^[0-9]+$/);
 const addressText = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 
-export const TRANSACTION_STATUSES = ['pending', 'signed', 'sign_only', 'broadcast', 'confirmed', 'failed', 'simulation_failed'] as const;
+export const TRANSACTION_STATUSES = ['pending', 'signed', 'sign_only', 'broadcast', 'confirmed', 'failed', 'simulation_failed', 'awaiting_approval', 'rejected'] as const;
 
 export const TransactionSchema = shape('AgentTransaction', z.object({
   id: uuid,
@@ -26,7 +26,10 @@ export const TransactionSchema = shape('AgentTransaction', z.object({
   from: addressText.optional(),
   to: addressText,
   value_wei: weiText,
-  /** pending → signed → broadcast → confirmed or failed; sign_only (never broadcast here); simulation_failed. */
+  /**
+   * pending → signed → broadcast → confirmed or failed; sign_only (never broadcast here); simulation_failed;
+   * awaiting_approval (above the agent's tx_approval_threshold_eth: signed only once approved) → signed, or rejected.
+   */
   status: z.enum(TRANSACTION_STATUSES),
   /** The signed EIP-2718 serialization: on the POST that signed it, and on GET with include_signed_tx=true. */
   signed_tx: hex.optional(),
@@ -44,6 +47,8 @@ export const TransactionSchema = shape('AgentTransaction', z.object({
   /** Once mined. */
   block_number: z.number().int().optional(),
   gas_used: weiText.optional(),
+  /** The approval an awaiting_approval transaction waits on (GET /v1/approvals/{id}/status). */
+  approval_id: uuid.optional(),
   created_at: timestamp,
   signed_at: timestamp.optional(),
   broadcast_at: timestamp.optional(),
@@ -84,7 +89,7 @@ export function presentTransaction(t: TransactionRow, includeSignedTx: boolean):
     gas_limit: dec(t.gas_limit), gas_price: dec(t.gas_price), max_fee_per_gas: dec(t.max_fee_per_gas),
     max_priority_fee_per_gas: dec(t.max_priority_fee_per_gas), data: omitNull(t.data),
     simulation_id: omitNull(t.simulation_id), simulation_status: omitNull(t.simulation_status),
-    block_number: omitNull(t.block_number), gas_used: dec(t.gas_used),
+    block_number: omitNull(t.block_number), gas_used: dec(t.gas_used), approval_id: omitNull(t.approval_id),
     created_at: isoAlways(t.created_at), signed_at: isoOrOmit(t.signed_at), broadcast_at: isoOrOmit(t.broadcast_at), confirmed_at: isoOrOmit(t.confirmed_at),
   };
 }

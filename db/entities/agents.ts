@@ -23,6 +23,8 @@ export const Agent = defineEntity({
     tx_to_allowlist: p.json<string[]>().default('[]'),
     tx_allowed_chains: p.json<string[]>().default('[]'),
     tx_max_per_day: p.integer().nullable(),
+    /** A transaction sending more than this (native units) waits for a human's approval (0036). */
+    tx_approval_threshold_eth: p.text().nullable(),
     token_ttl_seconds: p.integer().nullable(),
     created_by: p.uuid().nullable(),
     human_email: p.text().nullable(),

@@ -2,6 +2,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './org.ts';
 import { AutomationRun } from './automations.ts';
+import { User } from './accounts.ts';
 
 export const Approval = defineEntity({
   name: 'Approval',
@@ -32,3 +33,27 @@ export const Approval = defineEntity({
   ],
 });
 export type ApprovalRow = InferEntity<typeof Approval>;
+
+/**
+ * A quick-decide link mailed to an owner or admin (0036): the SHA-256 digest of its token only,
+ * single use, 7 days.
+ */
+export const ApprovalQuickLink = defineEntity({
+  name: 'ApprovalQuickLink',
+  tableName: 'approval_quick_links',
+  properties: {
+    id: p.uuid().primary(),
+    approval_id: () => p.manyToOne(Approval).mapToPk().fieldName('approval_id').deleteRule('cascade'),
+    user_id: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade'),
+    token_digest: p.text(),
+    expires_at: p.datetime(),
+    used_at: p.datetime().nullable(),
+    created_at: p.datetime().defaultRaw('now()'),
+  },
+  uniques: [
+    { name: 'approval_quick_links_digest_unique', properties: ['token_digest'] },
+    { name: 'approval_quick_links_one_per_user', properties: ['approval_id', 'user_id'] },
+  ],
+  indexes: [{ name: 'approval_quick_links_user_idx', properties: ['user_id'] }],
+});
+export type ApprovalQuickLinkRow = InferEntity<typeof ApprovalQuickLink>;

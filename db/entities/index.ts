@@ -35,7 +35,7 @@ import { Agent, AgentEnrollment } from './agents.ts';
 import { EventOutbox } from './events.ts';
 import { Webhook, WebhookDelivery, WebhookDeliveryAttempt } from './webhooks.ts';
 import { Automation, AutomationRun, AutomationRunUsage } from './automations.ts';
-import { Approval } from './approvals.ts';
+import { Approval, ApprovalQuickLink } from './approvals.ts';
 import { AgentMemory } from './memory.ts';
 import { Share, ShareAccess } from './shares.ts';
 import { KeyRotationJob } from './key-rotation.ts';
@@ -89,7 +89,7 @@ export const allEntities = [
   EventOutbox,
   Webhook, WebhookDelivery, WebhookDeliveryAttempt,
   Automation, AutomationRun, AutomationRunUsage,
-  Approval,
+  Approval, ApprovalQuickLink,
   AgentMemory,
   Share, ShareAccess,
   KeyRotationJob,

@@ -1,5 +1,5 @@
 // The Intents API's transactions, the per-agent daily spend counters and simulation answers
-// (migrations 0021, 0024, 0026; domain/intents/transactions).
+// (migrations 0021, 0024, 0026, 0036; domain/intents/transactions).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './org.ts';
 import { Agent } from './agents.ts';
@@ -28,7 +28,7 @@ export const AgentTransaction = defineEntity({
     gas_price: wei().nullable(),
     max_fee_per_gas: wei().nullable(),
     max_priority_fee_per_gas: wei().nullable(),
-    status: p.enum(['pending', 'signed', 'sign_only', 'broadcast', 'confirmed', 'failed', 'simulation_failed']),
+    status: p.enum(['pending', 'signed', 'sign_only', 'broadcast', 'confirmed', 'failed', 'simulation_failed', 'awaiting_approval', 'rejected']),
     signed_tx: p.text().nullable(),
     tx_hash: p.text().nullable(),
     error_message: p.text().nullable(),
@@ -50,11 +50,13 @@ export const AgentTransaction = defineEntity({
     updated_at: p.datetime().defaultRaw('now()'),
     /** The request named the nonce: never renumbered (0026). */
     nonce_chosen: p.boolean().default(false),
+    /** The approval a transaction above the agent's tx_approval_threshold_eth waits on (0036). */
+    approval_id: p.uuid().nullable(),
   },
   checks: [
     {
       name: 'agent_transactions_signed_has_bytes',
-      expression: "status IN ('pending', 'simulation_failed', 'failed') OR (signed_tx IS NOT NULL AND tx_hash IS NOT NULL)",
+      expression: "status IN ('pending', 'simulation_failed', 'failed', 'awaiting_approval', 'rejected') OR (signed_tx IS NOT NULL AND tx_hash IS NOT NULL)",
     },
   ],
   uniques: [

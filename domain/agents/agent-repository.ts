@@ -16,7 +16,7 @@ import type { Eip712DomainEntry, Eip712Policy } from './eip712-settings.ts';
 // The signing hot path reads the same columns in its own statement (signing-agent-repository.ts).
 export const AGENT_COLUMNS = [
   'id', 'org_id', 'name', 'description', 'status', 'key_prefix', 'api_key_expires_at', 'intents_api_enabled', 'scopes',
-  'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'token_ttl_seconds',
+  'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'tx_approval_threshold_eth', 'token_ttl_seconds',
   'created_by', 'human_email', 'message_signing_enabled', 'raw_signing_enabled', 'eip712_default_policy', 'eip712_domain_allowlist',
   'execution_intents_enabled', 'execution_guardrails', 'created_at', 'updated_at', 'last_active_at',
 ] as const;
@@ -36,6 +36,8 @@ export type AgentSettings = {
   name: string; description: string; intents_api_enabled: boolean; scopes: string[] | null; api_key_expires_at: Date | null;
   tx_max_value_eth: string | null; tx_daily_limit_eth: string | null; tx_to_allowlist: string[]; tx_allowed_chains: string[];
   tx_max_per_day: number | null; token_ttl_seconds: number | null;
+  /** Transactions sending more than this wait for a human's approval (domain/intents/transactions/held-transactions.ts). */
+  tx_approval_threshold_eth: string | null;
   execution_intents_enabled: boolean; execution_guardrails: Record<string, unknown>;
   /** Set by PATCH only; a new agent gets the column defaults (migrations 0020, 0025). */
   message_signing_enabled?: boolean; raw_signing_enabled?: boolean;
@@ -45,13 +47,13 @@ export type AgentSettings = {
 /** An agent created through enrollment starts with these. */
 export const DEFAULT_SETTINGS: Omit<AgentSettings, 'name' | 'description'> = {
   intents_api_enabled: false, scopes: null, api_key_expires_at: null, tx_max_value_eth: null, tx_daily_limit_eth: null,
-  tx_to_allowlist: [], tx_allowed_chains: [], tx_max_per_day: null, token_ttl_seconds: null,
+  tx_to_allowlist: [], tx_allowed_chains: [], tx_max_per_day: null, token_ttl_seconds: null, tx_approval_threshold_eth: null,
   execution_intents_enabled: false, execution_guardrails: {},
 };
 
 const SETTING_COLUMNS: (keyof AgentSettings)[] = ['name', 'description', 'intents_api_enabled', 'scopes', 'api_key_expires_at',
   'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'token_ttl_seconds',
-  'message_signing_enabled', 'raw_signing_enabled', 'eip712_default_policy', 'eip712_domain_allowlist', 'execution_intents_enabled',
+  'tx_approval_threshold_eth', 'message_signing_enabled', 'raw_signing_enabled', 'eip712_default_policy', 'eip712_domain_allowlist', 'execution_intents_enabled',
   'execution_guardrails'];
 
 export async function insertAgent(tx: EntityManager, orgId: string, createdBy: string, s: AgentSettings, key: { prefix: string; digest: string }, humanEmail: string | null = null): Promise<AgentRow> {
@@ -60,6 +62,7 @@ export async function insertAgent(tx: EntityManager, orgId: string, createdBy: s
     api_key_expires_at: s.api_key_expires_at, intents_api_enabled: s.intents_api_enabled, scopes: s.scopes,
     tx_max_value_eth: s.tx_max_value_eth, tx_daily_limit_eth: s.tx_daily_limit_eth, tx_to_allowlist: s.tx_to_allowlist,
     tx_allowed_chains: s.tx_allowed_chains, tx_max_per_day: s.tx_max_per_day, token_ttl_seconds: s.token_ttl_seconds, created_by: createdBy,
+    tx_approval_threshold_eth: s.tx_approval_threshold_eth,
     human_email: humanEmail, execution_intents_enabled: s.execution_intents_enabled, execution_guardrails: s.execution_guardrails,
   }).returning(AGENT_COLUMNS).executeTakeFirstOrThrow() as AgentRow;
   await emitEvent(tx, orgId, 'agent.created', { agent_id: agent.id, name: agent.name, actor: subjectOf({ type: 'user', id: createdBy }) });

@@ -1,9 +1,11 @@
 // Human-in-the-loop approvals (spec §4.3c, reference facts §11.1): agents ask, humans decide.
 // Each command owns its transaction and its audit record. An approval an automation run waits on
 // is decided through the run (RunApprovalGate), so the decision and the run's resumption are one
-// step of its workflow; any other approval is decided here directly. Expiry is lazy: a pending
-// approval past expires_at is shown as expired, and stored as expired (with its event) when
-// it is read by id or decided. Risk tier 2 and up needs a step-up (X-Auth-Confirm, reference
+// step of its workflow; any other approval has a workflow of its own (`approval:<id>`,
+// workflows/approvals/approval-wait.ts) that takes the decision as an Update, expires it by its
+// timer and then resumes what waits on it (approval-resumers.ts). Expiry is also lazy: a pending
+// approval past expires_at is shown as expired, and stored as expired (with its events) when it
+// is read by id or decided. Risk tier 2 and up needs a step-up (X-Auth-Confirm, reference
 // facts §11.1): tier 2 the password or a `rat_` token for `approval.decide`; tier 3 such a token
 // minted by TOTP, a passkey or a mobile device (whose token names this approval: issue 28 §6).
 // A refused step-up decides nothing.
@@ -16,8 +18,11 @@ import { roleOf } from '../access/roles.ts';
 import { loadAccount } from '../accounts/user-repository.ts';
 import type { StepUp, StepUpRule } from '../accounts/step-up.ts';
 import { Problem, conflict, forbidden, notFound } from '../errors.ts';
-import { applyDecision, applyOverdueExpiry, createApproval, DEFAULT_APPROVAL_TTL_MS, type ApprovalDecision } from './approval-events.ts';
-import { countPendingOfAgent, findApproval, listApprovals, lockApprovalsOfAgent, type ApprovalDecisionStatus, type ApprovalRow, type ApprovalStatus } from './approval-repository.ts';
+import { applyOverdueExpiry, createApproval, DEFAULT_APPROVAL_TTL_MS, type ApprovalDecision } from './approval-events.ts';
+import {
+  countPendingOfAgent, findApproval, findApprovalById, listApprovals, lockApprovalsOfAgent, type ApprovalDecisionStatus, type ApprovalRow, type ApprovalStatus,
+} from './approval-repository.ts';
+import type { ApprovalsClient } from './client.ts';
 
 /** Open requests one agent may have at a time, so an agent cannot flood its humans. */
 export const MAX_PENDING_PER_AGENT = 100;
@@ -31,14 +36,21 @@ export interface RunApprovalGate {
   decide(runId: string, d: ApprovalDecision): Promise<ApprovalRow | null>;
 }
 
-export type ApprovalDeps = { db: () => EntityManager; audit: ActionAudit; runGate: RunApprovalGate; stepUp: StepUp };
+/** The approvals' own workflows (client.ts): started after a request, handed decisions. */
+export type ApprovalWaits = Pick<ApprovalsClient, 'startWait' | 'ensureWait' | 'decide'>;
+
+export type ApprovalDeps = { db: () => EntityManager; audit: ActionAudit; runGate: RunApprovalGate; stepUp: StepUp; waits: ApprovalWaits };
+
 
 export type ApprovalRequestInput = {
   action: string; target_type: string; target_id: string; summary: Record<string, unknown>; reason: string | null; risk_tier: number;
+  /** Absent: 24 hours. */
+  expires_in_seconds?: number;
 };
+
 export type ApprovalListQuery = { status?: ApprovalStatus; limit: number; offset: number };
 /** `confirm`: the X-Auth-Confirm value (needed from risk tier 2). */
-export type DecisionInput = { decision: ApprovalDecisionStatus; reason: string | null; confirm?: string };
+export type DecisionInput = { decision: ApprovalDecisionStatus; reason: string | null; confirm?: string; via?: 'quick_link' };
 
 /** The step-up a risk tier asks for; none below tier 2. */
 function stepUpFor(tier: number, approvalId: string): Omit<StepUpRule, 'wrong'> | null {
@@ -62,7 +74,7 @@ export class ApprovalCommands {
     this.d = deps;
   }
 
-  /** An agent asks its human (the agent's creator) to approve an action; expires after 24 h. */
+  /** An agent asks its human (the agent's creator) to approve an action; expires after 24 h unless it says otherwise. */
   async request(ctx: ActionContext, input: ApprovalRequestInput): Promise<ApprovalRow> {
     const p = callerOf(ctx);
     if (p.type !== 'agent') throw forbidden('Only an agent can request an approval; humans decide them (POST /v1/approvals/{id}/decide)');
@@ -78,12 +90,13 @@ export class ApprovalCommands {
       return createApproval(tx, {
         orgId: p.orgId, userId: null, agentId: p.id, runId: null, action: input.action, targetType: input.target_type,
         targetId: input.target_id, riskTier: input.risk_tier, summary: input.summary, reason: input.reason,
-        expiresAt: new Date(Date.now() + DEFAULT_APPROVAL_TTL_MS),
+        expiresAt: new Date(Date.now() + (input.expires_in_seconds !== undefined ? input.expires_in_seconds * 1000 : DEFAULT_APPROVAL_TTL_MS)),
       });
     });
     await this.d.audit.record(ctx, 'approval.request', {
       resourceType: 'approval', resourceId: row.id, details: { action: row.action, target_type: row.target_type, risk_tier: row.risk_tier },
     });
+    await this.d.waits.startWait({ id: row.id, orgId: row.org_id });
     return row;
   }
 
@@ -137,9 +150,7 @@ export class ApprovalCommands {
       await this.d.stepUp.confirm(em, await loadAccount(em, p.id), input.confirm, { ...rule, wrong });
     }
     const decision: ApprovalDecision = { approvalId: current.id, decision: input.decision, reason: input.reason, decidedBy: p.id };
-    const decided = current.run_id
-      ? await this.d.runGate.decide(current.run_id, decision)
-      : await em.transactional((tx) => applyDecision(tx, decision.approvalId, decision.decision, decision.reason, decision.decidedBy));
+    const decided = current.run_id ? await this.d.runGate.decide(current.run_id, decision) : await this.decideThroughWait(em, current, decision);
     if (!decided) {
       // Someone else decided it, it expired just now, or its run stopped waiting.
       const now = await this.load(em, p.orgId, id);
@@ -147,9 +158,26 @@ export class ApprovalCommands {
     }
     await this.d.audit.record(ctx, 'approval.decide', {
       resourceType: 'approval', resourceId: decided.id,
-      details: { decision: decided.status, action: decided.action, risk_tier: decided.risk_tier, ...(decided.run_id ? { run_id: decided.run_id } : {}) },
+      details: {
+        decision: decided.status, action: decided.action, risk_tier: decided.risk_tier, ...(decided.run_id ? { run_id: decided.run_id } : {}),
+        ...(input.via ? { via: input.via } : {}),
+      },
     });
     return decided;
+  }
+
+  /**
+   * Hands the decision to the approval's workflow (which records it and then resumes what waits);
+   * one whose start was lost is started first. Null when it was no longer decidable.
+   */
+  private async decideThroughWait(em: EntityManager, a: ApprovalRow, d: ApprovalDecision): Promise<ApprovalRow | null> {
+    let outcome = await this.d.waits.decide(d);
+    if (outcome === 'no_workflow') {
+      await this.d.waits.ensureWait({ id: a.id, orgId: a.org_id });
+      outcome = await this.d.waits.decide(d);
+    }
+    if (outcome === null || outcome === 'no_workflow' || outcome === 'not_applicable' || outcome.status === 'pending') return null;
+    return findApprovalById(em, a.id);
   }
 
   /** Humans of the organization see every approval; an agent only its own (others are not found). */

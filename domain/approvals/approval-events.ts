@@ -2,6 +2,8 @@
 // API's commands and the automation run activities both go through here, so no approval is
 // created or decided without its `approval.created` / `approval.decided` event. The event data
 // names the approval and its outcome, never the summary (which may quote what the agent wants).
+// An expiry is an `approval.decided` (status expired) and a `pending_approval.expired`; once an
+// approved target has been carried out (a held transaction signed and sent), `pending_approval.executed`.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { emitEvent } from '../events/outbox.ts';
 import {
@@ -70,23 +72,34 @@ export async function applyDecision(tx: EntityManager, approvalId: string, decis
   return row;
 }
 
-/** Ends a pending approval as `expired` (e.g. a run's own wait ran out) and emits `approval.decided`; null if not pending. */
+/** The events of an approval that just expired. */
+async function announceExpiry(tx: EntityManager, row: ApprovalRow): Promise<void> {
+  await emitEvent(tx, row.org_id, 'approval.decided', eventData(row));
+  await emitEvent(tx, row.org_id, 'pending_approval.expired', eventData(row));
+}
+
+/** Ends a pending approval as `expired` (its wait ran out) and announces it; null if not pending. */
 export async function applyExpiry(tx: EntityManager, approvalId: string): Promise<ApprovalRow | null> {
   const row = await expirePending(tx, approvalId);
-  if (row) await emitEvent(tx, row.org_id, 'approval.decided', eventData(row));
+  if (row) await announceExpiry(tx, row);
   return row;
+}
+
+/** What waited on an approved approval has been carried out: `pending_approval.executed`. */
+export async function announceExecuted(tx: EntityManager, row: ApprovalRow): Promise<void> {
+  await emitEvent(tx, row.org_id, 'pending_approval.executed', eventData(row));
 }
 
 /** The run ended: every approval it still waited on expires, each with its `approval.decided`. */
 export async function expireRunApprovals(tx: EntityManager, runId: string): Promise<ApprovalRow[]> {
   const rows = await expirePendingOfRun(tx, runId);
-  for (const row of rows) await emitEvent(tx, row.org_id, 'approval.decided', eventData(row));
+  for (const row of rows) await announceExpiry(tx, row);
   return rows;
 }
 
 /** Lazy expiry: like applyExpiry, but only once the approval is past its expires_at. */
 export async function applyOverdueExpiry(tx: EntityManager, approvalId: string): Promise<ApprovalRow | null> {
   const row = await expirePending(tx, approvalId, true);
-  if (row) await emitEvent(tx, row.org_id, 'approval.decided', eventData(row));
+  if (row) await announceExpiry(tx, row);
   return row;
 }

@@ -138,3 +138,11 @@ export async function expirePending(tx: EntityManager, id: string, overdueOnly =
   const row = await (overdueOnly ? update.where('expires_at', '<=', sql<Date>`now()`) : update).returning(COLUMNS).executeTakeFirst();
   return row ?? null;
 }
+
+/** Pending approvals no run waits on, created over `olderThanSeconds` ago: the sweeper starts their workflows (a no-op if running). */
+export function pendingApprovalsOlderThan(em: EntityManager, olderThanSeconds: number): Promise<{ id: string; org_id: string }[]> {
+  return query(em).selectFrom('approvals').select(['id', 'org_id'])
+    .where('status', '=', 'pending').where('run_id', 'is', null)
+    .where('created_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanSeconds})`)
+    .orderBy('created_at').limit(100).execute();
+}

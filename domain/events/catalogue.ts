@@ -51,7 +51,7 @@ export const EMITTED_EVENTS = [
   'secret.created', 'secret.updated', 'secret.rotated', 'secret.deleted',
   'policy.created', 'policy.updated', 'policy.deleted',
   'agent.created', 'agent.deleted',
-  'approval.created', 'approval.decided',
+  'approval.created', 'approval.decided', 'pending_approval.expired', 'pending_approval.executed',
   'share.created', 'share.accessed', 'share.revoked',
   'vault.key_rotated', 'vault.cmek_rotated',
   'signing_key.rotated',

@@ -19,6 +19,7 @@ export const REFERENCE_DIFFERENCES: Record<string, string> = {
   'POST /v1/auth/change-password 200': 'spec §4.3 wins: 200 {message: "Password changed successfully"} (the reference says 204)',
   'DELETE /v1/auth/me 202': 'deletion runs in the background: 202 {message, status: "deleting"} (the reference says 204)',
   'GET /v1/health 200': 'spec §4.1 wins: status is "ok" (the reference says "healthy" or "degraded")',
+  'POST /v1/agents/{agent_id}/transactions 202': "issue 31 §4: above the agent's tx_approval_threshold_eth the transaction waits, unsigned, for a human's approval (status awaiting_approval, approval_id)",
 };
 
 /**
@@ -35,6 +36,10 @@ export const REFERENCE_ALTERNATIVE_BODIES: Record<string, { schema: string; why:
  */
 export const REFERENCE_ENUM_ADDITIONS: { schema: string; property: string; values: string[]; why: string }[] = [
   { schema: 'TransactionResponse', property: 'status', values: ['confirmed'], why: 'issue 13: a broadcast transaction whose receipt says success is confirmed (failed when it reverted)' },
+  {
+    schema: 'TransactionResponse', property: 'status', values: ['awaiting_approval', 'rejected'],
+    why: "issue 31 §4: a transaction above the agent's tx_approval_threshold_eth waits for an approval, and ends rejected when it is refused or expires",
+  },
 ];
 
 function addEnumValues(doc: any): void {

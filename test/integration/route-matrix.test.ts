@@ -34,7 +34,7 @@ test('the OpenAPI document is 3.1 and lists every served route', async () => {
   expect(missing).toEqual([]);
 });
 
-test('every answer in the document has a schema: 2xx bodies a registered presenter, errors problem details', async () => {
+test('every answer in the document has a schema: 2xx (and a redirect\'s) bodies a registered presenter, errors problem details', async () => {
   const doc = (await call('GET', '/v1/openapi.json')).body;
   const missing: string[] = [];
   for (const [p, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
@@ -42,7 +42,7 @@ test('every answer in the document has a schema: 2xx bodies a registered present
       for (const [status, response] of Object.entries<any>(op.responses)) {
         const ref: string | undefined = (response.content?.['application/json'] ?? response.content?.['application/problem+json'])?.schema?.$ref;
         const ok = status === '204' ? !response.content
-          : status.startsWith('2') ? ref?.startsWith('#/components/schemas/') === true
+          : status.startsWith('2') || status === '302' ? ref?.startsWith('#/components/schemas/') === true
           : ref === '#/components/schemas/Problem';
         if (!ok) missing.push(`${m.toUpperCase()} ${p} ${status}`);
       }

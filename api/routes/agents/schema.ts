@@ -35,6 +35,8 @@ const settings = {
   tx_to_allowlist: z.array(address).max(500),
   tx_allowed_chains: z.array(chain).max(50),
   tx_max_per_day: z.number().int().min(0).max(1_000_000).nullable(),
+  /** A transaction sending more than this waits (202 awaiting_approval) for a human's approval. */
+  tx_approval_threshold_eth: ethAmount.nullable(),
   token_ttl_seconds: z.number().int().min(60).max(86_400).nullable(),
   // Execution bindings (POST /v1/agents/{id}/execute): the switch, and limits over every binding.
   execution_intents_enabled: z.boolean(),
@@ -59,8 +61,10 @@ function guardrailAliases(b: unknown): unknown {
   const o = { ...(b as Record<string, unknown>) };
   if (o.tx_max_value !== undefined && o.tx_max_value_eth === undefined) o.tx_max_value_eth = o.tx_max_value;
   if (o.tx_daily_limit !== undefined && o.tx_daily_limit_eth === undefined) o.tx_daily_limit_eth = o.tx_daily_limit;
+  if (o.tx_approval_threshold !== undefined && o.tx_approval_threshold_eth === undefined) o.tx_approval_threshold_eth = o.tx_approval_threshold;
   delete o.tx_max_value;
   delete o.tx_daily_limit;
+  delete o.tx_approval_threshold;
   return o;
 }
 
@@ -75,6 +79,7 @@ export const createAgentBody = z.preprocess(guardrailAliases, z.object({
   tx_to_allowlist: settings.tx_to_allowlist.optional().default([]),
   tx_allowed_chains: settings.tx_allowed_chains.optional().default([]),
   tx_max_per_day: settings.tx_max_per_day.optional().default(null),
+  tx_approval_threshold_eth: settings.tx_approval_threshold_eth.optional().default(null),
   token_ttl_seconds: settings.token_ttl_seconds.optional().default(null),
   execution_intents_enabled: settings.execution_intents_enabled.optional().default(false),
   execution_guardrails: settings.execution_guardrails.optional().default({}),
@@ -91,6 +96,7 @@ export const updateAgentBody = z.preprocess(guardrailAliases, z.object({
   tx_to_allowlist: settings.tx_to_allowlist.optional(),
   tx_allowed_chains: settings.tx_allowed_chains.optional(),
   tx_max_per_day: settings.tx_max_per_day.optional(),
+  tx_approval_threshold_eth: settings.tx_approval_threshold_eth.optional(),
   token_ttl_seconds: settings.token_ttl_seconds.optional(),
   execution_intents_enabled: settings.execution_intents_enabled.optional(),
   execution_guardrails: settings.execution_guardrails.optional(),

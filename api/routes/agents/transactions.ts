@@ -22,7 +22,10 @@ export const transactionRoutes = [
     params: agentParams, body: submitTransactionBody,
     success: {
       status: 201, description: 'Signed; its broadcast runs in the background (follow it with GET). A repeated Idempotency-Key answers 200 with the stored transaction',
-      schema: TransactionSchema, also: [{ status: 200, description: 'The transaction an earlier request with this Idempotency-Key created' }],
+      schema: TransactionSchema, also: [
+        { status: 200, description: 'The transaction an earlier request with this Idempotency-Key created' },
+        { status: 202, description: "Above the agent's tx_approval_threshold_eth: status awaiting_approval, nothing signed; it is signed and broadcast once a human approves `approval_id` (Location: the approval), and ends rejected otherwise" },
+      ],
     },
     errors: {
       403: `${WHO}; a guardrail refused (named in the detail and in \`guardrail\`)`,
@@ -34,6 +37,10 @@ export const transactionRoutes = [
     handler: async ({ ctx, params, body, action, services: s }) => {
       const r = await s.transactions.submit(action, params.agent_id, body, idempotencyKeyOf(ctx, MAX_IDEMPOTENCY_KEY), 'submit');
       if (r.replayed) ctx.state.successStatus = 200;
+      else if (r.tx.status === 'awaiting_approval' && r.tx.approval_id) {
+        ctx.state.successStatus = 202;
+        ctx.set('Location', `/v1/approvals/${r.tx.approval_id}`);
+      }
       return presentTransaction(r.tx, true);
     },
   }),

@@ -6,6 +6,8 @@
 //   tx_max_value_eth     the most one transaction may send, in the native unit
 //   tx_daily_limit_eth   the most all of a UTC day's transactions may send together
 //   tx_max_per_day       how many transactions a UTC day may have
+//   tx_approval_threshold_eth  a transaction sending more waits for a human's approval
+//                        (held-transactions.ts); a sign-only one is refused (its bytes could leave unapproved)
 // The two daily ones are counters: reserved with the transaction in ONE conditional statement
 // (recordSignedTransaction in transaction-repository.ts), so parallel requests can never together pass a cap, and released when the
 // transaction ends without effect (its signing failed, the node refused it; releaseDailySpend in
@@ -17,7 +19,11 @@ import type { AgentRow } from '../../agents/agent-repository.ts';
 import { Problem } from '../../errors.ts';
 import { todaysUsage } from './transaction-repository.ts';
 
-export type GuardrailName = 'tx_allowed_chains' | 'tx_to_allowlist' | 'tx_max_value_eth' | 'tx_daily_limit_eth' | 'tx_max_per_day';
+export type GuardrailName = 'tx_allowed_chains' | 'tx_to_allowlist' | 'tx_max_value_eth' | 'tx_daily_limit_eth' | 'tx_max_per_day' | 'tx_approval_threshold_eth';
+
+/** Whether the agent's tx_approval_threshold_eth holds this value back for a human's approval. */
+export const needsApproval = (agent: AgentRow, valueWei: bigint): boolean =>
+  agent.tx_approval_threshold_eth !== null && valueWei > parseEther(agent.tx_approval_threshold_eth);
 
 export const guardrailRefusal = (guardrail: GuardrailName, why: string) => new Problem(403, `${guardrail}: ${why}`, {
   type: 'guardrail_violation', title: 'Guardrail Violation', extras: { guardrail },

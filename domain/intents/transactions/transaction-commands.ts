@@ -18,6 +18,8 @@
 //      the same key runs) or a nonce to allocate (nonce.ts). Anything failing writes nothing:
 //      nothing reserved, nothing recorded, nothing signed that anyone will see;
 //   6. for a submit, the broadcast workflow `tx:<id>` (client.ts), which sends exactly those bytes.
+// A submit sending more than the agent's tx_approval_threshold_eth stops after step 4 instead: its
+// day's spend is reserved and it waits, unsigned, for a human's approval (held-transactions.ts).
 import { randomUUID } from 'node:crypto';
 import { formatEther, type Address } from 'viem';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -36,7 +38,8 @@ import { isUuid } from '../../ids.ts';
 import { authorizeIntents, chainKeyOf, evmChainOf, type EvmChain } from '../intents-access.ts';
 import { buildTransaction, signedTransaction } from '../evm-transaction.ts';
 import { digestBytes } from '../signing/sign-intents.ts';
-import { checkStaticGuardrails, dailyCapsOf, dailyRefusal } from './guardrails.ts';
+import { checkStaticGuardrails, dailyCapsOf, dailyRefusal, guardrailRefusal, needsApproval } from './guardrails.ts';
+import { holdForApproval, type OpenApproval } from './held-transactions.ts';
 import { SenderQueue, allocateNonce } from './nonce.ts';
 import { chainProblem, withChainProblems } from './chain-problems.ts';
 import { wakeOutbox } from '../../events/outbox.ts';
@@ -50,6 +53,8 @@ import { requestDigest, requestedFees, transactionFields, withGasMargin, type Ch
 
 export type TransactionDeps = {
   db: () => EntityManager; hot: HotReads; signer: AgentSigner; rpc: ChainRpc; audit: ActionAudit; simulations: SimulationCommands; client: TransactionsClient;
+  /** Opens the approval a transaction above the agent's tx_approval_threshold_eth waits on; absent: such a transaction is refused. */
+  openApproval?: OpenApproval;
 };
 
 export type TransactionMode = 'submit' | 'sign_only';
@@ -130,9 +135,17 @@ export class TransactionCommands {
       if (prior) return { tx: replay(prior, digest), replayed: true };
     }
     await onFacts(() => checkStaticGuardrails(agent, chain.name, req.to, req.valueWei));
+    const held = needsApproval(agent, req.valueWei);
+    // A transaction held back is decided on a fresh read of the agent (no later statement checks the copy).
+    if (held && cached) throw new StaleSigningAgent();
+    if (held && (mode === 'sign_only' || !this.d.openApproval)) {
+      throw guardrailRefusal('tx_approval_threshold_eth', `${formatEther(req.valueWei)} is more than the agent's approval threshold of ${agent.tx_approval_threshold_eth}: `
+        + (mode === 'sign_only' ? 'a sign-only transaction cannot wait for an approval; submit it (POST …/transactions) to have it approved' : 'approvals cannot be asked for here'));
+    }
     const simulation = req.simulateFirst ? await withChainProblems(() => this.simulateFirst(agent, chain, from, req, subjectOf(principal))) : null;
 
     const id = randomUUID();
+    if (held) return this.hold(ctx, { id, agent, chain, from, req, idempotencyKey, digest, simulation, actor: subjectOf(principal) });
     let signed: TransactionRow | 'replay';
     try {
       signed = await this.sign({
@@ -152,6 +165,31 @@ export class TransactionCommands {
     });
     if (mode === 'submit') await this.d.client.startBroadcast({ id, orgId: agent.org_id, agentId: agent.id });
     return { tx: signed, replayed: false };
+  }
+
+  /**
+   * A transaction above the approval threshold: gas and funds checked as for a submit, then stored
+   * awaiting_approval with its approval (held-transactions.ts); signed only once approved.
+   */
+  private async hold(ctx: ActionContext, h: { id: string; agent: AgentRow; chain: EvmChain; from: Address; req: TransactionRequest; idempotencyKey: string | null;
+    digest: string; simulation: StoredSimulation | null; actor: string }): Promise<TransactionOutcome> {
+    const { req, chain, from } = h;
+    const [fees, gasLimit] = await withChainProblems(async () => [
+      requestedFees(req) ?? await this.chainFees(chain.chainId, req),
+      req.gasLimit ?? withGasMargin(await this.d.rpc.estimateGas(chain.chainId, { from, to: req.to, value: req.valueWei, data: req.data }), !!req.data && req.data !== '0x'),
+    ] as const);
+    await this.checkFunds(chain, from, req.valueWei, gasLimit, fees);
+    const row = await holdForApproval(this.d.db, this.d.openApproval!, { ...h, chain: { name: chain.name, chainId: chain.chainId }, gasLimit });
+    if (row === 'replay') {
+      const prior = await findByIdempotencyKey(this.d.db(), h.agent.id, h.idempotencyKey!);
+      if (!prior) throw conflict('Idempotency-Key: a transaction with this key is being created; retry shortly');
+      return { tx: replay(prior, h.digest), replayed: true };
+    }
+    await this.d.audit.record(ctx, 'agent.transaction.submit', {
+      resourceType: 'agent', resourceId: h.agent.id,
+      details: { transaction_id: h.id, chain: chain.name, chain_id: chain.chainId, from, to: req.to, value_wei: req.valueWei.toString(), approval_id: row.approval_id, status: row.status },
+    });
+    return { tx: row, replayed: false };
   }
 
   /** Who may ask, on which chain, with which key: checks only, nothing written. */

@@ -14,7 +14,7 @@ export const TRANSACTION_COLUMNS = [
   'id', 'org_id', 'agent_id', 'chain', 'chain_id', 'from_address', 'to_address', 'value_wei', 'data', 'nonce', 'tx_type', 'gas_limit', 'gas_price',
   'max_fee_per_gas', 'max_priority_fee_per_gas', 'status', 'signed_tx', 'tx_hash', 'error_message', 'reserved_day', 'idempotency_key',
   'request_digest', 'simulation_id', 'simulation_status', 'block_number', 'gas_used', 'broadcast_attempts', 'nonce_chosen', 'created_by',
-  'created_at', 'signed_at', 'broadcast_at', 'confirmed_at', 'updated_at',
+  'created_at', 'signed_at', 'broadcast_at', 'confirmed_at', 'updated_at', 'approval_id',
 ] as const;
 
 /**
@@ -79,12 +79,13 @@ export function listTransactions(em: EntityManager, orgId: string, agentId: stri
  * Ends a transaction without effect and hands back what it had reserved (null when it held
  * nothing, or had already ended): the caller releases that spend in the same transaction.
  */
-export async function endWithoutEffect(tx: EntityManager, id: string, from: TransactionStatus[], error: string): Promise<{ agentId: string; day: string; valueWei: bigint } | null | 'not-open'> {
+export async function endWithoutEffect(tx: EntityManager, id: string, from: TransactionStatus[], error: string,
+  status: 'failed' | 'rejected' = 'failed'): Promise<{ agentId: string; day: string; valueWei: bigint } | null | 'not-open'> {
   const q = query(tx);
   // The row is locked first and its reserved day read before the update clears it.
   const old = q.selectFrom('agent_transactions').select(['id', 'reserved_day']).where('id', '=', id).forUpdate().as('old');
   const row = await q.updateTable('agent_transactions')
-    .set({ status: 'failed', error_message: error.slice(0, 1000), reserved_day: null, updated_at: sql`now()` })
+    .set({ status, error_message: error.slice(0, 1000), reserved_day: null, updated_at: sql`now()` })
     .from(old).whereRef('agent_transactions.id', '=', 'old.id').where('agent_transactions.status', 'in', from)
     .returning(['agent_transactions.agent_id', 'old.reserved_day as day', 'agent_transactions.value_wei'])
     .executeTakeFirst();
@@ -181,7 +182,7 @@ export async function recordSignedTransaction(run: StatementRunner, t: SignedTra
       max_fee_per_gas: t.maxFeePerGas, max_priority_fee_per_gas: t.maxPriorityFeePerGas, status: t.status, signed_tx: t.signedTx,
       tx_hash: t.txHash, error_message: null, reserved_day: day, idempotency_key: t.idempotencyKey, request_digest: t.requestDigest,
       simulation_id: t.simulationId, simulation_status: t.simulationStatus, block_number: null, gas_used: null, broadcast_attempts: 0, nonce_chosen: t.nonceChosen,
-      created_by: t.createdBy, created_at: at, signed_at: at, broadcast_at: null, confirmed_at: null, updated_at: at,
+      created_by: t.createdBy, created_at: at, signed_at: at, broadcast_at: null, confirmed_at: null, updated_at: at, approval_id: null,
     },
   };
 }
@@ -233,7 +234,68 @@ export async function markUnconfirmed(em: EntityManager, id: string, error: stri
   return row !== undefined;
 }
 
+// ---- transactions held for a human's approval (held-transactions.ts) ----
+
+export type HeldTransaction = {
+  id: string; orgId: string; agentId: string; chain: string; chainId: number; to: string; valueWei: bigint; data: string | null;
+  from: string; gasLimit: bigint; nonce: number | null; gasPrice: bigint | null; maxFeePerGas: bigint | null; maxPriorityFeePerGas: bigint | null;
+  idempotencyKey: string | null; requestDigest: string; simulationId: string | null; simulationStatus: string | null; createdBy: string;
+  approvalId: string; reservedDay: string;
+};
+
+/** The row of a transaction waiting for its approval: what it will send, nothing signed yet. */
+export async function insertHeldTransaction(tx: EntityManager, t: HeldTransaction): Promise<TransactionRow> {
+  return query(tx).insertInto('agent_transactions').values({
+    id: t.id, org_id: t.orgId, agent_id: t.agentId, chain: t.chain, chain_id: t.chainId, to_address: t.to, value_wei: t.valueWei, data: t.data,
+    status: 'awaiting_approval', from_address: t.from, gas_limit: t.gasLimit, nonce: t.nonce, nonce_chosen: t.nonce !== null,
+    gas_price: t.gasPrice, max_fee_per_gas: t.maxFeePerGas, max_priority_fee_per_gas: t.maxPriorityFeePerGas,
+    idempotency_key: t.idempotencyKey, request_digest: t.requestDigest, simulation_id: t.simulationId, simulation_status: t.simulationStatus,
+    created_by: t.createdBy, approval_id: t.approvalId, reserved_day: t.reservedDay,
+  }).returning(TRANSACTION_COLUMNS).executeTakeFirstOrThrow();
+}
+
+/**
+ * Transactions still awaiting their approval, quiet for `olderThanSeconds`: the sweeper starts
+ * their approval's workflow (a no-op while it waits; run again once it ended, it settles them).
+ */
+export function heldTransactionsOlderThan(em: EntityManager, olderThanSeconds: number): Promise<{ approval_id: string | null; org_id: string }[]> {
+  return query(em).selectFrom('agent_transactions').select(['approval_id', 'org_id'])
+    .where('status', '=', 'awaiting_approval').where('approval_id', 'is not', null)
+    .where('updated_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanSeconds})`)
+    .orderBy('updated_at').limit(100).execute();
+}
+
+/** awaiting_approval → signed with its nonce, fees and bytes; false when it had moved on. */
+export async function markHeldSigned(tx: EntityManager, id: string, s: {
+  nonce: number; txType: number; gasPrice: bigint | null; maxFeePerGas: bigint | null; maxPriorityFeePerGas: bigint | null; signedTx: string; txHash: string;
+}): Promise<boolean> {
+  const row = await query(tx).updateTable('agent_transactions').set({
+    status: 'signed', nonce: s.nonce, tx_type: s.txType, gas_price: s.gasPrice, max_fee_per_gas: s.maxFeePerGas,
+    max_priority_fee_per_gas: s.maxPriorityFeePerGas, signed_tx: s.signedTx, tx_hash: s.txHash, signed_at: sql`now()`, updated_at: sql`now()`,
+  }).where('id', '=', id).where('status', '=', 'awaiting_approval').returning('id').executeTakeFirst();
+  return row !== undefined;
+}
+
 // ---- the daily counters (guardrails tx_daily_limit_eth and tx_max_per_day, guardrails.ts) ----
+
+/**
+ * Reserves one transaction of `valueWei` on today's (UTC) counters, in one conditional upsert
+ * (the same rule as recordSignedTransaction's); the day, or null when a cap refuses.
+ */
+export async function reserveDailySpend(tx: EntityManager, agentId: string, valueWei: bigint, caps: { limitWei: bigint | null; maxCount: number | null }): Promise<string | null> {
+  const value = valueWei.toString();
+  const limit = caps.limitWei === null ? null : caps.limitWei.toString();
+  // A conditional upsert (ON CONFLICT … DO UPDATE … WHERE) with a guarded first insert: written by hand.
+  const rows = await tx.execute<{ day: string }[]>(
+    `INSERT INTO agent_tx_daily_usage AS u (agent_id, day, spent_wei, tx_count)
+       SELECT ?::uuid, (now() AT TIME ZONE 'UTC')::date, ?::numeric, 1
+       WHERE (?::numeric IS NULL OR ?::numeric <= ?::numeric) AND (?::int IS NULL OR ?::int >= 1)
+     ON CONFLICT (agent_id, day) DO UPDATE SET spent_wei = u.spent_wei + EXCLUDED.spent_wei, tx_count = u.tx_count + 1
+       WHERE (?::numeric IS NULL OR u.spent_wei + EXCLUDED.spent_wei <= ?::numeric) AND (?::int IS NULL OR u.tx_count + 1 <= ?::int)
+     RETURNING to_char(u.day, 'YYYY-MM-DD') AS day`,
+    [agentId, value, limit, value, limit, caps.maxCount, caps.maxCount, limit, limit, caps.maxCount, caps.maxCount]);
+  return rows[0]?.day ?? null;
+}
 
 /** Gives back what a transaction had reserved on `day` (it ended without effect). */
 export async function releaseDailySpend(tx: EntityManager, agentId: string, day: string, valueWei: bigint): Promise<void> {
