@@ -76,6 +76,7 @@ import { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 import { SigningKeyCommands } from '../domain/intents/signing-keys/signing-key-commands.ts';
 import { intentServices, type IntentServices } from './intent-services.ts';
 import { bindingServices } from './binding-services.ts';
+import { safeTreasuryServices } from './treasury-services.ts';
 
 export type ApiWiring = {
   config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client;
@@ -167,6 +168,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       model: defaultModel(config.ai, createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) })),
     }),
     ...accountParts,
+    ...safeTreasuryServices({ db, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls }),
   };
 }
 

@@ -10,3 +10,4 @@ export { vaultKeyRotationWorkflow } from './key-rotation/vault-key-rotation.ts';
 export { cmekRotationWorkflow } from './key-rotation/cmek-rotation.ts';
 export { transactionBroadcastWorkflow } from './transactions/transaction-broadcast.ts';
 export { retentionPruneWorkflow } from './retention/retention-prune.ts';
+export { treasuryProposalExpiryWorkflow, treasuryExecutionWorkflow } from './treasury/safe-proposal.ts';

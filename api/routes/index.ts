@@ -40,6 +40,9 @@ import { signRoutes } from './agents/sign.ts';
 import { transactionRoutes } from './agents/transactions.ts';
 import { bindingRoutes } from './agents/bindings.ts';
 import { executeRoutes } from './agents/execute.ts';
+import { treasuryRoutes } from './treasury/treasuries.ts';
+import { treasuryAccessRoutes } from './treasury/access-requests.ts';
+import { treasuryProposalRoutes } from './treasury/proposals.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
@@ -52,6 +55,7 @@ export function allRoutes(): RouteDef[] {
     ...temporalCodecRoutes, ...billingTierRoutes,
     ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,
+    ...treasuryRoutes, ...treasuryAccessRoutes, ...treasuryProposalRoutes,
   ];
   const everything: RouteDef[] = [...healthRoutes(() => everything), ...routes];
   return everything;

@@ -44,6 +44,7 @@ import { SigningKey } from './signing-keys.ts';
 import { AgentTransaction, AgentTxDailyUsage, TransactionSimulation } from './transactions.ts';
 import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './bindings.ts';
 import { RateLimitWindow } from './rate-limits.ts';
+import { Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature } from './safe-treasuries.ts';
 
 export * from './org.ts';
 export * from './accounts.ts';
@@ -69,6 +70,7 @@ export * from './signing-keys.ts';
 export * from './transactions.ts';
 export * from './bindings.ts';
 export * from './rate-limits.ts';
+export * from './safe-treasuries.ts';
 export { PostgresConstraintNames } from './naming.ts';
 
 export const allEntities = [
@@ -96,6 +98,7 @@ export const allEntities = [
   AgentTransaction, AgentTxDailyUsage, TransactionSimulation,
   ExecutionBinding, ExecutionEvent, ExecutionRateWindow,
   RateLimitWindow,
+  Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature,
 ] as const;
 
 /**

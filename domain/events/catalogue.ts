@@ -56,6 +56,7 @@ export const EMITTED_EVENTS = [
   'vault.key_rotated', 'vault.cmek_rotated',
   'signing_key.rotated',
   'agent.transaction.signed', 'agent.transaction.broadcast',
+  'proposal.created', 'proposal.signed', 'proposal.executed', 'proposal.cancelled',
 ] as const;
 
 export type DomainEvent = (typeof EMITTED_EVENTS)[number];

@@ -1,0 +1,58 @@
+// Input schemas of the Safe treasury routes (reference CreateTreasuryRequest, UpdateTreasuryRequest,
+// AddSignerRequest, CreateTreasuryProposalRequest, SignTreasuryProposalRequest). Addresses come
+// out EIP-55 checksummed, value_wei as bigint.
+import { z } from 'zod';
+import { idParam } from '../../input/fields.ts';
+import { address, hexBytes, opt, wei } from '../agents/evm-fields.ts';
+import { PROPOSAL_STATUSES } from '../../../domain/treasury/safe/proposal-repository.ts';
+
+const name = z.string().trim().min(1, { message: 'must be 1–128 characters' }).max(128, { message: 'must be 1–128 characters' });
+const threshold = z.number().int().min(1).max(1000);
+const chainId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+export const signerBody = z.object({
+  signer_type: z.enum(['user', 'agent'], { message: 'must be user or agent' }),
+  signer_id: z.uuid({ message: 'must be a UUID' }),
+  signer_address: address,
+}).transform((s) => ({ signerType: s.signer_type, signerId: s.signer_id, signerAddress: s.signer_address }));
+
+export const createTreasuryBody = z.object({
+  name,
+  safe_address: address,
+  chain: opt(z.string().trim().min(1).max(100)),
+  chain_id: opt(chainId),
+  threshold: opt(threshold).transform((v) => v ?? 1),
+  signers: opt(z.array(signerBody).max(100)).transform((v) => v ?? []),
+  /** Ours: the agent whose provisioned key pays the gas of execTransaction. */
+  gas_payer_agent_id: opt(z.uuid({ message: 'must be a UUID' })),
+});
+
+export const updateTreasuryBody = z.object({
+  name: opt(name),
+  threshold: opt(threshold),
+  gas_payer_agent_id: z.uuid({ message: 'must be a UUID' }).nullable().optional(),
+}).refine((b) => b.name !== undefined || b.threshold !== undefined || b.gas_payer_agent_id !== undefined, { message: 'name, threshold or gas_payer_agent_id is required' });
+
+export const accessRequestBody = z.object({ reason: opt(z.string().max(2000)) }).optional().transform((b) => ({ reason: b?.reason ?? null }));
+
+export const createProposalBody = z.object({
+  to_address: address,
+  value_wei: wei,
+  chain: opt(z.string().trim().min(1).max(100)),
+  chain_id: opt(chainId),
+  data_hex: opt(hexBytes),
+  operation: opt(z.union([z.literal(0), z.literal(1)], { message: 'must be 0 (Call) or 1 (DelegateCall)' })).transform((v) => v ?? 0),
+  /** Ours: seconds until the proposal expires (default 7 days). */
+  expires_in_seconds: opt(z.number().int().min(1).max(90 * 24 * 3600)),
+}).refine((b) => b.chain !== undefined || b.chain_id !== undefined, { message: 'chain (or chain_id) is required', path: ['chain'] });
+
+export const signProposalBody = z.object({
+  decision: z.enum(['approve', 'reject'], { message: 'must be approve or reject' }),
+  signature: opt(z.string().trim().max(200)),
+});
+
+export const treasuryParams = z.object({ treasury_id: idParam });
+export const signerParams = z.object({ treasury_id: idParam, signer_id: idParam });
+export const accessRequestParams = z.object({ treasury_id: idParam, request_id: idParam });
+export const proposalParams = z.object({ treasury_id: idParam, proposal_id: idParam });
+export const proposalListQuery = z.object({ status: z.enum(PROPOSAL_STATUSES).optional() });

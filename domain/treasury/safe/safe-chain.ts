@@ -1,0 +1,30 @@
+// What the service reads from a Safe on chain, through the chains' one JSON-RPC client: its
+// current nonce (the SafeTx of a new proposal is built on it) and whether it has code at all.
+import { decodeFunctionResult, encodeFunctionData, type Address, type Hex } from 'viem';
+import type { ChainRpc } from '../../chains/chain-rpc.ts';
+import { Problem } from '../../errors.ts';
+import { SAFE_ABI } from './safe-tx.ts';
+
+export class SafeChain {
+  private readonly rpc: ChainRpc;
+
+  constructor(rpc: ChainRpc) {
+    this.rpc = rpc;
+  }
+
+  /** The Safe's nonce(); a 422 when the address answers no Safe call. */
+  async nonce(chainId: number, safe: Address): Promise<bigint> {
+    return this.read(chainId, safe, 'nonce');
+  }
+
+  async threshold(chainId: number, safe: Address): Promise<bigint> {
+    return this.read(chainId, safe, 'getThreshold');
+  }
+
+  private async read(chainId: number, safe: Address, fn: 'nonce' | 'getThreshold'): Promise<bigint> {
+    const data = encodeFunctionData({ abi: SAFE_ABI, functionName: fn });
+    const out = await this.rpc.request<Hex>(chainId, 'eth_call', [{ to: safe, data }, 'latest']);
+    if (!out || out === '0x') throw new Problem(422, `${safe} does not answer ${fn}() on chain ${chainId}: is it a deployed Safe?`);
+    return decodeFunctionResult({ abi: SAFE_ABI, functionName: fn, data: out });
+  }
+}
