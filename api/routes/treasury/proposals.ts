@@ -48,6 +48,6 @@ export const treasuryProposalRoutes = [
     params: proposalParams,
     success: { status: 200, description: 'The proposal, now executing (poll it: executed with executed_tx_hash, or failed with error_message)', schema: ProposalSchema },
     errors: { 403: 'An agent, or a human who is neither the creator, a user signer, an owner nor an admin', 404: 'Not found', 409: 'Below threshold, not open, expired, the Safe nonce moved, or no gas payer', 503: "The chain's node cannot be reached" },
-    handler: async ({ params, action, services: s }) => presentProposal(await s.treasuryProposals.execute(action, params.treasury_id, params.proposal_id)),
+    handler: async ({ params, action, services: s }) => presentProposal(await s.treasuryProposals.requestExecution(action, params.treasury_id, params.proposal_id)),
   }),
 ];

@@ -155,7 +155,7 @@ export class ProposalCommands {
     await this.d.audit.record(ctx, 'treasury.proposal.cancel', { resourceType: 'treasury', resourceId: t.id, details: { proposal_id: current.id } });
   }
 
-  async execute(ctx: ActionContext, treasuryId: string, proposalId: string): Promise<ProposalView> {
+  async requestExecution(ctx: ActionContext, treasuryId: string, proposalId: string): Promise<ProposalView> {
     const p = callerOf(ctx);
     if (p.type !== 'user') throw forbidden('Agents cannot execute proposals; a human does');
     const em = this.d.db();
