@@ -7,7 +7,12 @@ import type { TreasuryWithSigners } from '../../domain/treasury/safe/treasury-ac
 import type { SignerRow } from '../../domain/treasury/safe/treasury-repository.ts';
 import type { AccessRequestRow } from '../../domain/treasury/safe/access-repository.ts';
 import type { ProposalView } from '../../domain/treasury/safe/proposal-view.ts';
-import { PROPOSAL_STATUSES } from '../../domain/treasury/safe/proposal-repository.ts';
+import type { ProposalStatus } from '../../domain/treasury/safe/proposal-repository.ts';
+
+const REFERENCE_STATUSES = ['pending', 'approved', 'executing', 'executed', 'rejected', 'expired'] as const;
+type ReferenceStatus = (typeof REFERENCE_STATUSES)[number];
+const CLOSED_REASONS = { cancelled: 'cancelled', failed: 'execution_failed' } as const;
+const referenceStatus = (s: ProposalStatus): ReferenceStatus => (s === 'cancelled' || s === 'failed' ? 'rejected' : s);
 
 export const TreasurySignerSchema = shape('TreasurySigner', z.object({
   id: uuid,
@@ -73,7 +78,10 @@ export const ProposalSchema = shape('TreasuryProposal', z.object({
   /** The Safe's getTransactionHash(...) of this SafeTx: what signers sign (EIP-712). */
   safe_tx_hash: z.string().nullable(),
   nonce: z.number().int().nullable(),
-  status: z.enum(PROPOSAL_STATUSES),
+  /** The reference's statuses: a cancelled proposal, or one whose execution failed, is rejected (closed_reason says which). */
+  status: z.enum(REFERENCE_STATUSES),
+  /** Why a rejected proposal closed when no signer rejected it: the proposer cancelled it, or its execution failed (error_message). */
+  closed_reason: z.enum(['cancelled', 'execution_failed']).optional(),
   threshold: z.number().int(),
   expires_at: timestamp.nullable(),
   executed_tx_hash: z.string().nullable(),
@@ -107,7 +115,8 @@ export const presentAccessRequestList = (rows: AccessRequestRow[]): z.output<typ
 export const presentProposal = (p: ProposalView): z.output<typeof ProposalSchema> => ({
   id: p.id, treasury_id: p.treasury_id, proposed_by: p.proposed_by, proposed_by_type: p.proposed_by_type, chain: p.chain, chain_id: p.chain_id,
   safe_address: p.safe_address, to_address: p.to_address, value_wei: p.value_wei.toString(), data_hex: p.data_hex, operation: p.operation,
-  safe_tx_hash: p.safe_tx_hash, nonce: p.nonce, status: p.status, threshold: p.threshold, expires_at: isoAlways(p.expires_at),
+  safe_tx_hash: p.safe_tx_hash, nonce: p.nonce, status: referenceStatus(p.status),
+  closed_reason: p.status === 'cancelled' || p.status === 'failed' ? CLOSED_REASONS[p.status] : undefined, threshold: p.threshold, expires_at: isoAlways(p.expires_at),
   executed_tx_hash: p.executed_tx_hash, executed_at: p.executed_at ? isoAlways(p.executed_at) : null, error_message: omitNull(p.error_message),
   signatures: p.signatures.map((s) => ({
     id: s.id, signer_id: s.signer_id, signer_type: s.signer_type, signer_address: s.signer_address, signature: s.signature, decision: s.decision,

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  createPublicClient, createWalletClient, decodeEventLog, defineChain, http, parseEther, zeroAddress, encodeFunctionData,
+  createPublicClient, createWalletClient, decodeEventLog, decodeFunctionResult, defineChain, http, parseEther, zeroAddress, encodeFunctionData,
   type Abi, type Address, type Hex, type PublicClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
@@ -32,7 +32,8 @@ function clients(node: EvmNode, account: PrivateKeyAccount) {
 
 async function deploy(node: EvmNode, account: PrivateKeyAccount, a: Artifact): Promise<Address> {
   const { wallet, client } = clients(node, account);
-  const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args: [] });
+  // An explicit gas limit: the node's block limit is above the per-transaction cap (EIP-7825), so estimating would ask for too much.
+  const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args: [], gas: 10_000_000n });
   const receipt = await client.waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`deploying a Safe contract failed: ${receipt.status}`);
   return receipt.contractAddress;
@@ -57,7 +58,7 @@ export async function createSafe(node: EvmNode, d: SafeDeployment, owners: Addre
   });
   const factoryAbi = FACTORY().abi;
   const hash = await wallet.writeContract({
-    address: d.factory, abi: factoryAbi, functionName: 'createProxyWithNonce', args: [d.singleton, initializer, BigInt(Date.now())],
+    address: d.factory, abi: factoryAbi, functionName: 'createProxyWithNonce', args: [d.singleton, initializer, BigInt(Date.now())], gas: 2_000_000n,
   });
   const receipt = await client.waitForTransactionReceipt({ hash });
   for (const log of receipt.logs) {
@@ -70,6 +71,9 @@ export async function createSafe(node: EvmNode, d: SafeDeployment, owners: Addre
 }
 
 /** A view call on the Safe (getOwners, getThreshold, nonce, getTransactionHash …). */
-export function readSafe<T>(d: SafeDeployment, safe: Address, functionName: string, args: unknown[] = []): Promise<T> {
-  return d.client.readContract({ address: safe, abi: SAFE().abi, functionName, args }) as Promise<T>;
+export async function readSafe<T>(d: SafeDeployment, safe: Address, functionName: string, args: unknown[] = []): Promise<T> {
+  const abi = SAFE().abi;
+  // With a gas limit: the node's default for calls (its block limit) is above the per-transaction cap.
+  const { data } = await d.client.call({ to: safe, data: encodeFunctionData({ abi, functionName, args }), gas: 1_000_000n });
+  return decodeFunctionResult({ abi, functionName, data: data! }) as T;
 }

@@ -243,7 +243,8 @@ test('agents are refused where humans decide; an agent without approved access c
   expect(p.status).toBe(201);
   expect((await call('DELETE', T(t.id, `/proposals/${p.body.id}`), { token: owner.token })).status).toBe(403);
   expect((await call('DELETE', T(t.id, `/proposals/${p.body.id}`), { token: agent.token })).status).toBe(204);
-  expect((await proposalOf(t.id, p.body.id)).body.status).toBe('cancelled');
+  expect((await proposalOf(t.id, p.body.id)).body).toMatchObject({ status: 'rejected', closed_reason: 'cancelled' });
+  expect((await call('DELETE', T(t.id, `/proposals/${p.body.id}`), { token: agent.token })).status).toBe(409);
   const { rows } = await db().query("SELECT 1 FROM event_outbox WHERE event_type = 'proposal.cancelled' AND payload->>'proposal_id' = $1", [p.body.id]);
   expect(rows).toHaveLength(1);
 });

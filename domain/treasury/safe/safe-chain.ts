@@ -23,7 +23,8 @@ export class SafeChain {
 
   private async read(chainId: number, safe: Address, fn: 'nonce' | 'getThreshold'): Promise<bigint> {
     const data = encodeFunctionData({ abi: SAFE_ABI, functionName: fn });
-    const out = await this.rpc.request<Hex>(chainId, 'eth_call', [{ to: safe, data }, 'latest']);
+    // A gas limit of our own: some nodes' default for calls is above their per-transaction cap.
+    const out = await this.rpc.request<Hex>(chainId, 'eth_call', [{ to: safe, data, gas: '0xf4240' }, 'latest']);
     if (!out || out === '0x') throw new Problem(422, `${safe} does not answer ${fn}() on chain ${chainId}: is it a deployed Safe?`);
     return decodeFunctionResult({ abi: SAFE_ABI, functionName: fn, data: out });
   }

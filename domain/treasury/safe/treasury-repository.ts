@@ -19,7 +19,7 @@ export async function insertTreasury(tx: EntityManager, t: NewTreasury): Promise
   const row = await query(tx).insertInto('treasuries').values({
     id: t.id, org_id: t.orgId, name: t.name, safe_address: t.safeAddress, chain: t.chain, chain_id: t.chainId, threshold: t.threshold,
     created_by: t.createdBy, gas_payer_agent_id: t.gasPayerAgentId,
-  }).onConflict((oc) => oc.constraint('treasuries_safe_unique').doNothing()).returningAll().executeTakeFirst();
+  }).onConflict((oc) => oc.columns(['org_id', 'chain_id', 'safe_address']).doNothing()).returningAll().executeTakeFirst();
   return row ?? null;
 }
 
@@ -54,7 +54,7 @@ export async function deleteTreasury(tx: EntityManager, id: string): Promise<voi
 export async function insertSigner(tx: EntityManager, treasuryId: string, s: NewSigner & { id: string }): Promise<SignerRow | null> {
   const row = await query(tx).insertInto('treasury_signers').values({
     id: s.id, treasury_id: treasuryId, signer_type: s.signerType, signer_id: s.signerId, signer_address: s.signerAddress,
-  }).onConflict((oc) => oc.constraint('treasury_signers_address_unique').doNothing()).returningAll().executeTakeFirst();
+  }).onConflict((oc) => oc.columns(['treasury_id', 'signer_address']).doNothing()).returningAll().executeTakeFirst();
   return row ?? null;
 }
 
