@@ -13,6 +13,8 @@ import { call, closeDb, db, eventually, joinAsMember, signup, type Account } fro
 import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
 import { balanceOf, intentsAgent, newAddress, startTestChain, type IntentsAgent, type TestChain } from '../helpers/intents-chain.ts';
 import { createSafe, deploySafeContracts, readSafe, type SafeDeployment } from '../helpers/safe-contracts.ts';
+import { pgEm } from '../helpers/pg-em.ts';
+import { resolveAccessRequestFromApproval } from '../../domain/treasury/safe/access-commands.ts';
 
 let chain: TestChain;
 let owner: Account;
@@ -274,4 +276,24 @@ test('bad input is a 400 and changes nothing; another organization\'s treasury i
   expect((await call('GET', '/v1/treasury', { token: stranger.token })).body.treasuries).toEqual([]);
   expect((await call('GET', T(t.id))).status).toBe(401);
   expect((await call('GET', '/v1/treasury', { token: owner.token })).body.treasuries.map((x: any) => x.id)).toContain(t.id);
+});
+
+test('resolveAccessRequestFromApproval (the approval queue\'s side of a decision) resolves the request once; an approved agent may then propose', async () => {
+  const safe = await newSafe();
+  const t = await newTreasury(safe);
+  const a = await intentsAgent(owner, chain, 0n);
+  const req = await call('POST', T(t.id, '/access-requests'), { token: a.token });
+  expect(req.status).toBe(201);
+  const em = pgEm(db());
+  const first = await em.transactional((tx) => resolveAccessRequestFromApproval(tx, req.body.id, 'approved', owner.userId));
+  expect(first).toMatchObject({ id: req.body.id, status: 'approved', resolved_by: owner.userId });
+  // Idempotent: a second decision (either way) changes nothing.
+  expect(await em.transactional((tx) => resolveAccessRequestFromApproval(tx, req.body.id, 'rejected', owner.userId))).toBeNull();
+  const listed = await call('GET', T(t.id, '/access-requests'), { token: owner.token });
+  expect(listed.body.requests.find((r: any) => r.id === req.body.id)).toMatchObject({ status: 'approved', resolved_by: owner.userId });
+  expect((await call('POST', T(t.id, '/proposals'), { token: a.token, body: { to_address: newAddress(), value_wei: '1', chain: chain.name } })).status).toBe(201);
+
+  const denied = await call('POST', T(t.id, '/access-requests'), { token: agent.token });
+  expect(await em.transactional((tx) => resolveAccessRequestFromApproval(tx, denied.body.id, 'rejected', owner.userId))).toMatchObject({ status: 'denied' });
+  expect((await call('POST', T(t.id, '/proposals'), { token: agent.token, body: { to_address: newAddress(), value_wei: '1', chain: chain.name } })).status).toBe(403);
 });
