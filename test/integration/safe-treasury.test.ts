@@ -10,7 +10,7 @@
 import { parseEther, zeroAddress, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { call, closeDb, db, eventually, joinAsMember, signup, type Account } from '../helpers/api.ts';
-import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
+import { agentJwt, auditFor, registerAgent } from '../helpers/agent-fixtures.ts';
 import { balanceOf, intentsAgent, newAddress, startTestChain, type IntentsAgent, type TestChain } from '../helpers/intents-chain.ts';
 import { createSafe, deploySafeContracts, readSafe, type SafeDeployment } from '../helpers/safe-contracts.ts';
 import { pgEm } from '../helpers/pg-em.ts';
@@ -163,6 +163,15 @@ test('propose (agent with approved access) → sign twice (agent by its key, use
   const { rows } = await db().query("SELECT event_type FROM event_outbox WHERE org_id = $1 AND payload->>'proposal_id' = $2 ORDER BY created_at", [owner.orgId, id]);
   expect(rows.map((r) => r.event_type)).toEqual(['proposal.created', 'proposal.signed', 'proposal.signed', 'proposal.executed']);
   expect((await call('POST', T(t.id, `/proposals/${id}/execute`), { token: owner.token })).status).toBe(409);
+
+  // Listed with the status filter; audited; the gas payer's transaction is the execTransaction (value 0, to the Safe).
+  const executed = await call('GET', T(t.id, '/proposals?status=executed'), { token: agent.token });
+  expect(executed.body.proposals.map((x: any) => x.id)).toEqual([id]);
+  expect((await call('GET', T(t.id, '/proposals?status=pending'), { token: owner.token })).body.proposals).toEqual([]);
+  const audited = await auditFor(owner, 'treasury.proposal.execute', t.id);
+  expect(audited.map((e: any) => e.details.proposal_id)).toContain(id);
+  const { rows: [sent] } = await db().query('SELECT agent_id, to_address, value_wei::text AS value, status FROM agent_transactions WHERE tx_hash = $1', [done.executed_tx_hash]);
+  expect(sent).toEqual({ agent_id: agent.id, to_address: safe, value: '0', status: 'confirmed' });
 });
 
 test("a removed signer's signature no longer counts; with another signer's it executes", async () => {
@@ -261,11 +270,15 @@ test('bad input is a 400 and changes nothing; another organization\'s treasury i
     { name: 'x', safe_address: newAddress(), chain: 'no-such-chain' },
     { name: 'x', safe_address: newAddress(), chain: chain.name, signers: [{ signer_type: 'robot', signer_id: agent.id, signer_address: newAddress() }] },
   ];
+  const count = async () => (await db().query('SELECT count(*)::int AS n FROM treasuries WHERE org_id = $1', [owner.orgId])).rows[0].n;
+  const before = await count();
   for (const body of bad) {
     const r = await call('POST', '/v1/treasury', { token: owner.token, body });
     expect(r.status).toBe(400);
     expect(r.headers.get('content-type')).toMatch(/problem\+json/);
   }
+  expect(await count()).toBe(before);
+  expect((await call('POST', '/v1/treasury', { token: owner.token, body: { name: 'again', safe_address: safe, chain: chain.name, signers: [{ signer_type: 'user', signer_id: owner.userId, signer_address: userKey.address }] } })).status).toBe(409);
   expect((await call('POST', T(t.id, '/proposals'), { token: owner.token, body: { to_address: 'nope', value_wei: '1', chain: chain.name } })).status).toBe(400);
   expect((await call('POST', T(t.id, '/proposals'), { token: owner.token, body: { to_address: newAddress(), value_wei: '1', chain: chain.name, operation: 1 } })).status).toBe(400);
   expect((await call('GET', T('not-a-uuid'), { token: owner.token })).status).toBe(404);
