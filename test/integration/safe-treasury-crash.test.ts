@@ -18,6 +18,7 @@ import { startEvmNode, type EvmNode } from '../helpers/evm-node.ts';
 import { balanceOf, newAddress } from '../helpers/intents-chain.ts';
 import { createSafe, deploySafeContracts, readSafe } from '../helpers/safe-contracts.ts';
 import { proposalExecutionWorkflowId } from '../../domain/treasury/safe/client.ts';
+import { historyText } from '../helpers/history-text.ts';
 
 const SEPOLIA = 11155111;
 const PASSWORD = 'correct-horse-battery';
@@ -175,4 +176,8 @@ test('SIGKILL of the worker mid execTransaction send: a new worker finishes it; 
   // The execution workflow completed; its history carries the proposal id, not the signed bytes.
   const handle = stack.temporal.workflow.getHandle(proposalExecutionWorkflowId(id));
   await waitFor('the execution workflow to complete', 30_000, async () => ((await handle.describe()).status.name === 'COMPLETED' ? true : undefined));
+  const text = await historyText(proposalExecutionWorkflowId(id), { namespace: stack.namespace, dataDir: stack.dataDir });
+  expect(text.decoded).toContain(id); // control: the decoded history shows the argument
+  const signedTx = rows[0].signed_tx as string;
+  for (const t of [text.stored, text.decoded]) expect(t.includes(signedTx.slice(2, 66))).toBe(false);
 }, 300_000);

@@ -310,3 +310,22 @@ test('resolveAccessRequestFromApproval (the approval queue\'s side of a decision
   expect(await em.transactional((tx) => resolveAccessRequestFromApproval(tx, denied.body.id, 'rejected', owner.userId))).toMatchObject({ status: 'denied' });
   expect((await call('POST', T(t.id, '/proposals'), { token: agent.token, body: { to_address: newAddress(), value_wei: '1', chain: chain.name } })).status).toBe(403);
 });
+
+test('an execution the Safe would revert (it cannot pay) ends rejected with closed_reason execution_failed; nothing is sent', async () => {
+  const safe = await newSafe(); // holds 5 ETH
+  const t = await newTreasury(safe);
+  const p = await call('POST', T(t.id, '/proposals'), { token: owner.token, body: { to_address: newAddress(), value_wei: parseEther('50').toString(), chain: chain.name } });
+  expect(p.status).toBe(201);
+  const id = p.body.id as string;
+  await call('POST', T(t.id, `/proposals/${id}/sign`), { token: agent.token, body: { decision: 'approve' } });
+  await call('POST', T(t.id, `/proposals/${id}/sign`), { token: owner.token, body: { decision: 'approve', signature: await signProposal(userKey, p.body) } });
+  const before = (await db().query('SELECT count(*)::int AS n FROM agent_transactions WHERE agent_id = $1', [agent.id])).rows[0].n;
+  expect((await call('POST', T(t.id, `/proposals/${id}/execute`), { token: owner.token })).status).toBe(200);
+  const done = await eventually('the execution to end', async () => {
+    const r = await proposalOf(t.id, id);
+    return r.body.status === 'executing' ? undefined : r.body;
+  }, 60_000);
+  expect(done).toMatchObject({ status: 'rejected', closed_reason: 'execution_failed', executed_tx_hash: null, error_message: expect.stringMatching(/revert/) });
+  expect((await db().query('SELECT count(*)::int AS n FROM agent_transactions WHERE agent_id = $1', [agent.id])).rows[0].n).toBe(before);
+  expect(await readSafe<bigint>(dep, safe, 'nonce')).toBe(0n);
+});
