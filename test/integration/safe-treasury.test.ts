@@ -329,3 +329,23 @@ test('an execution the Safe would revert (it cannot pay) ends rejected with clos
   expect((await db().query('SELECT count(*)::int AS n FROM agent_transactions WHERE agent_id = $1', [agent.id])).rows[0].n).toBe(before);
   expect(await readSafe<bigint>(dep, safe, 'nonce')).toBe(0n);
 });
+
+test('update, add a signer, delete: the creator manages; the threshold may rise to the signers; delete leaves the Safe untouched', async () => {
+  const safe = await newSafe();
+  const t = await newTreasury(safe);
+  const other = await registerAgent(owner);
+  const added = await call('POST', T(t.id, '/signers'), { token: owner.token, body: { signer_type: 'agent', signer_id: other.id, signer_address: newAddress() } });
+  expect(added.status).toBe(201);
+  expect(added.body).toMatchObject({ signer_type: 'agent', signer_id: other.id });
+  expect((await call('POST', T(t.id, '/signers'), { token: owner.token, body: { signer_type: 'agent', signer_id: other.id, signer_address: added.body.signer_address } })).status).toBe(409);
+  expect((await call('POST', T(t.id, '/signers'), { token: owner.token, body: { signer_type: 'user', signer_id: other.id, signer_address: newAddress() } })).status).toBe(400); // not a user
+  const patched = await call('PATCH', T(t.id), { token: owner.token, body: { name: 'Renamed', threshold: 4, gas_payer_agent_id: agent.id } });
+  expect(patched.status).toBe(200);
+  expect(patched.body).toMatchObject({ name: 'Renamed', threshold: 4, gas_payer_agent_id: agent.id });
+  expect(patched.body.signers).toHaveLength(4);
+  expect((await call('PATCH', T(t.id), { token: member.token, body: { name: 'x' } })).status).toBe(403); // a member who is not its creator
+  expect((await call('PATCH', T(t.id), { token: owner.token, body: {} })).status).toBe(400);
+  expect((await call('DELETE', T(t.id), { token: owner.token })).status).toBe(204);
+  expect((await call('GET', T(t.id), { token: owner.token })).status).toBe(404);
+  expect(await readSafe<bigint>(dep, safe, 'getThreshold')).toBe(2n);
+});
