@@ -198,13 +198,17 @@ test("a removed signer's signature no longer counts; with another signer's it ex
   expect((await call('DELETE', T(t.id, `/signers/${userSigner.id}`), { token: owner.token })).status).toBe(409);
 
   expect((await call('POST', T(t.id, `/proposals/${id}/sign`), { token: owner.token, body: { decision: 'approve', signature: await signProposal(userKey, p.body) } })).status).toBe(200);
-  expect((await call('POST', T(t.id, `/proposals/${id}/execute`), { token: owner.token })).status).toBe(200);
+  // Two executes at once: one starts the execution, the other finds it no longer open.
+  const both = await Promise.all([0, 1].map(() => call('POST', T(t.id, `/proposals/${id}/execute`), { token: owner.token })));
+  expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
   const done = await eventually('the proposal to be executed', async () => {
     const r = await proposalOf(t.id, id);
     return r.body.status === 'executing' ? undefined : r.body;
   }, 60_000);
   expect(done.status).toBe('executed');
   expect(await readSafe<bigint>(dep, safe, 'nonce')).toBe(1n);
+  const { rows } = await db().query("SELECT count(*)::int AS n FROM agent_transactions WHERE created_by = $1", [`treasury-proposal:${id}`]);
+  expect(rows[0].n).toBe(1);
 });
 
 test('a proposal expires by its timer; then it can be neither signed nor executed', async () => {
