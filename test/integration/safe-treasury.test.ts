@@ -353,3 +353,21 @@ test('update, add a signer, delete: the creator manages; the threshold may rise 
   expect((await call('GET', T(t.id), { token: owner.token })).status).toBe(404);
   expect(await readSafe<bigint>(dep, safe, 'getThreshold')).toBe(2n);
 });
+
+test("the newer MCP client's spelling: {to, value_wei, data, operation, safe_tx_hash, nonce} and a sign with signer_address", async () => {
+  const safe = await newSafe();
+  const t = await newTreasury(safe);
+  const to = newAddress();
+  const hash = await readSafe<Hex>(dep, safe, 'getTransactionHash', [to, 5n, '0x', 0, 0n, 0n, 0n, zeroAddress, zeroAddress, 0n]);
+  const body = { to, value_wei: '5', data: '0x', operation: 0, safe_tx_hash: hash, nonce: 0 };
+  expect((await call('POST', T(t.id, '/proposals'), { token: owner.token, body: { ...body, safe_tx_hash: `0x${'00'.repeat(32)}` } })).status).toBe(400);
+  expect((await call('POST', T(t.id, '/proposals'), { token: owner.token, body: { ...body, nonce: 1 } })).status).toBe(409);
+  const p = await call('POST', T(t.id, '/proposals'), { token: owner.token, body });
+  expect(p.status).toBe(201);
+  expect(p.body).toMatchObject({ chain: chain.name, to_address: to, value_wei: '5', safe_tx_hash: hash, nonce: 0 });
+  const signature = await signProposal(userKey, p.body);
+  expect((await call('POST', T(t.id, `/proposals/${p.body.id}/sign`), { token: owner.token, body: { decision: 'approve', signature, signer_address: thirdKey.address } })).status).toBe(400);
+  const s = await call('POST', T(t.id, `/proposals/${p.body.id}/sign`), { token: owner.token, body: { decision: 'approve', signature, signer_address: userKey.address } });
+  expect(s.status).toBe(200);
+  expect(s.body.signatures).toHaveLength(1);
+});

@@ -36,8 +36,10 @@ export const DEFAULT_PROPOSAL_TTL_SECONDS = 7 * 24 * 3600;
 
 export type ProposalInput = {
   to_address: Address; value_wei: bigint; chain?: string; chain_id?: number; data_hex?: Hex; operation: 0 | 1; expires_in_seconds?: number;
+  /** What the client computed (newer MCP client): refused when it is not what the chain gives. */
+  expected_safe_tx_hash?: string; expected_nonce?: number;
 };
-export type SignInput = { decision: 'approve' | 'reject'; signature?: string };
+export type SignInput = { decision: 'approve' | 'reject'; signature?: string; signer_address?: Address };
 
 export type ProposalDeps = { db: () => EntityManager; audit: ActionAudit; safe: SafeChain; signer: AgentSigner; client: TreasuryClient };
 
@@ -72,8 +74,12 @@ export class ProposalCommands {
     if (input.chain_id !== undefined && input.chain_id !== t.chain_id) throw invalidField('chain_id', `the treasury's Safe is on chain_id ${t.chain_id}`);
     if (input.operation !== 0) throw invalidField('operation', 'only 0 (Call) is proposed here: a DelegateCall runs foreign code with the Safe\'s own storage');
     const nonce = await this.d.safe.nonce(t.chain_id, t.safe_address as Address);
+    if (input.expected_nonce !== undefined && BigInt(input.expected_nonce) !== nonce) throw conflict(`The Safe's nonce is ${nonce}, not ${input.expected_nonce}`);
     const data = input.data_hex ?? '0x';
     const hash = safeTxHash(t.chain_id, t.safe_address as Address, { to: input.to_address, value: input.value_wei, data, operation: 0, nonce });
+    if (input.expected_safe_tx_hash !== undefined && input.expected_safe_tx_hash !== hash) {
+      throw invalidField('safe_tx_hash', `is not this SafeTx's hash on the Safe's nonce ${nonce} (${hash})`);
+    }
     const ttl = input.expires_in_seconds ?? DEFAULT_PROPOSAL_TTL_SECONDS;
     const row = await em.transactional(async (tx) => {
       const r = await insertProposal(tx, {
@@ -111,6 +117,9 @@ export class ProposalCommands {
     const t = await loadTreasury(em, p, treasuryId);
     const me = signerEntryOf(await signersOf(em, [t.id]), p);
     if (!me) throw forbidden('Only a signer of the treasury can sign its proposals');
+    if (input.signer_address !== undefined && input.signer_address !== me.signer_address) {
+      throw invalidField('signer_address', `your signer address on this treasury is ${me.signer_address}`);
+    }
     const current = await findProposal(em, t.id, proposalId);
     if (!current) throw notFound('Proposal');
     this.checkOpen(current);
