@@ -26,7 +26,7 @@ import { Problem } from '../../errors.ts';
 import { execTransactionData, packSignatures } from './safe-tx.ts';
 import { findTreasuryById, signersOf } from './treasury-repository.ts';
 import { attachTransaction, expireProposal, findProposalById, moveProposal, type ProposalRow } from './proposal-repository.ts';
-import { countingApprovals, withSignatures } from './proposal-view.ts';
+import { countingApprovals, proposalEventData, withSignatures } from './proposal-view.ts';
 import { gasPayerOf } from './gas-payer.ts';
 import type { SafeChain } from './safe-chain.ts';
 
@@ -126,7 +126,7 @@ export class SafeExecutor {
     if (t.status === 'confirmed') {
       await em.transactional(async (tx) => {
         const row = await moveProposal(tx, p.id, ['executing'], 'executed', { executed_tx_hash: t.tx_hash!, executed: true });
-        if (row) await emitEvent(tx, row.org_id, 'proposal.executed', eventData(row));
+        if (row) await emitEvent(tx, row.org_id, 'proposal.executed', proposalEventData(row, { executed_tx_hash: row.executed_tx_hash }));
       });
       return 'executed';
     }
@@ -159,9 +159,3 @@ export class SafeExecutor {
   }
 }
 
-function eventData(p: ProposalRow): Record<string, unknown> {
-  return {
-    proposal_id: p.id, treasury_id: p.treasury_id, safe_address: p.safe_address, chain: p.chain, chain_id: p.chain_id, to_address: p.to_address,
-    value_wei: p.value_wei.toString(), safe_tx_hash: p.safe_tx_hash, nonce: p.nonce, status: p.status, executed_tx_hash: p.executed_tx_hash,
-  };
-}

@@ -28,7 +28,7 @@ import { loadTreasury, signerEntryOf } from './treasury-access.ts';
 import {
   findProposal, insertProposal, listProposals, moveProposal, upsertSignature, type ProposalRow, type ProposalStatus,
 } from './proposal-repository.ts';
-import { countingApprovals, countingRejections, withSignatures, type ProposalView } from './proposal-view.ts';
+import { countingApprovals, countingRejections, proposalEventData, withSignatures, type ProposalView } from './proposal-view.ts';
 import { gasPayerOf } from './gas-payer.ts';
 
 /** How long a proposal waits for its signatures unless its proposer says otherwise. */
@@ -45,13 +45,6 @@ export type ProposalDeps = { db: () => EntityManager; audit: ActionAudit; safe: 
 
 const OPEN: ProposalStatus[] = ['pending', 'approved'];
 const isPast = (d: Date | string) => new Date(d).getTime() <= Date.now();
-
-function eventData(p: ProposalRow, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    proposal_id: p.id, treasury_id: p.treasury_id, safe_address: p.safe_address, chain: p.chain, chain_id: p.chain_id,
-    to_address: p.to_address, value_wei: p.value_wei.toString(), safe_tx_hash: p.safe_tx_hash, nonce: p.nonce, status: p.status, ...extra,
-  };
-}
 
 export class ProposalCommands {
   private readonly d: ProposalDeps;
@@ -87,7 +80,7 @@ export class ProposalCommands {
         safe_address: t.safe_address, to_address: input.to_address, value_wei: input.value_wei, data_hex: input.data_hex ?? null, operation: 0,
         safe_tx_hash: hash, nonce: Number(nonce), threshold: t.threshold, expires_at: new Date(Date.now() + ttl * 1000),
       });
-      await emitEvent(tx, t.org_id, 'proposal.created', eventData(r, { proposed_by: p.id, proposed_by_type: p.type }));
+      await emitEvent(tx, t.org_id, 'proposal.created', proposalEventData(r, { proposed_by: p.id, proposed_by_type: p.type }));
       return r;
     });
     await this.d.audit.record(ctx, 'treasury.proposal.create', {
@@ -140,7 +133,7 @@ export class ProposalCommands {
         // Too many signers said no for the threshold ever to be met.
         next = (await moveProposal(tx, locked!.id, OPEN, 'rejected'))!;
       }
-      await emitEvent(tx, t.org_id, 'proposal.signed', eventData(next, { signer_id: p.id, signer_type: p.type, signer_address: me.signer_address, decision: input.decision }));
+      await emitEvent(tx, t.org_id, 'proposal.signed', proposalEventData(next, { signer_id: p.id, signer_type: p.type, signer_address: me.signer_address, decision: input.decision }));
       return next;
     });
     await this.d.audit.record(ctx, 'treasury.proposal.sign', {
@@ -159,7 +152,7 @@ export class ProposalCommands {
     await em.transactional(async (tx) => {
       const row = await moveProposal(tx, current.id, OPEN, 'cancelled');
       if (!row) throw conflict(`Proposal is ${current.status}; only a pending or approved proposal can be cancelled`);
-      await emitEvent(tx, t.org_id, 'proposal.cancelled', eventData(row, { cancelled_by: p.id }));
+      await emitEvent(tx, t.org_id, 'proposal.cancelled', proposalEventData(row, { cancelled_by: p.id }));
     });
     await this.d.audit.record(ctx, 'treasury.proposal.cancel', { resourceType: 'treasury', resourceId: t.id, details: { proposal_id: current.id } });
   }

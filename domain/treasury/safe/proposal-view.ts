@@ -25,3 +25,11 @@ export function countingRejections(signatures: SignatureRow[], signers: SignerRo
   const current = new Set(signers.map((s) => s.signer_address));
   return signatures.filter((s) => s.decision === 'reject' && current.has(s.signer_address)).length;
 }
+
+/** The data of a proposal.* event: what it is and where it stands, never a signature. */
+export function proposalEventData(p: ProposalRow, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    proposal_id: p.id, treasury_id: p.treasury_id, safe_address: p.safe_address, chain: p.chain, chain_id: p.chain_id,
+    to_address: p.to_address, value_wei: p.value_wei.toString(), safe_tx_hash: p.safe_tx_hash, nonce: p.nonce, status: p.status, ...extra,
+  };
+}
