@@ -9,7 +9,7 @@
 // humans decide.
 import { parseEther, zeroAddress, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { call, closeDb, db, eventually, joinAsMember, signup, type Account } from '../helpers/api.ts';
+import { call, closeDb, db, eventually, joinAsMember, operatorAccount, signup, type Account } from '../helpers/api.ts';
 import { agentJwt, auditFor, registerAgent } from '../helpers/agent-fixtures.ts';
 import { balanceOf, intentsAgent, newAddress, startTestChain, type IntentsAgent, type TestChain } from '../helpers/intents-chain.ts';
 import { createSafe, deploySafeContracts, readSafe, type SafeDeployment } from '../helpers/safe-contracts.ts';
@@ -370,4 +370,27 @@ test("the newer MCP client's spelling: {to, value_wei, data, operation, safe_tx_
   const s = await call('POST', T(t.id, `/proposals/${p.body.id}/sign`), { token: owner.token, body: { decision: 'approve', signature, signer_address: userKey.address } });
   expect(s.status).toBe(200);
   expect(s.body.signatures).toHaveLength(1);
+});
+
+test('a treasury whose address is no Safe: proposing is a 422; a chain whose node cannot be reached: 503 with Retry-After, nothing stored', async () => {
+  const noSafe = await newTreasury(newAddress());
+  const r = await call('POST', T(noSafe.id, '/proposals'), { token: owner.token, body: { to_address: newAddress(), value_wei: '1' } });
+  expect(r.status).toBe(422);
+  expect(r.body.type).toBe('not_a_safe');
+
+  const operator = await operatorAccount('safe-operator@ops.test');
+  const dead = await call('POST', '/v1/admin/chains', {
+    token: operator.token, body: { name: `safe-dead-${chain.chainId}`, chain_id: chain.chainId + 7, rpc_url: 'http://127.0.0.1:9/rpc', is_testnet: true },
+  });
+  expect(dead.status).toBe(201);
+  const t = await call('POST', '/v1/treasury', {
+    token: owner.token,
+    body: { name: 'dead', safe_address: newAddress(), chain: dead.body.name, signers: [{ signer_type: 'user', signer_id: owner.userId, signer_address: userKey.address }] },
+  });
+  expect(t.status).toBe(201);
+  const p = await call('POST', T(t.body.id, '/proposals'), { token: owner.token, body: { to_address: newAddress(), value_wei: '1' } });
+  expect(p.status).toBe(503);
+  expect(p.headers.get('retry-after')).toBe('5');
+  expect(p.text).not.toContain('127.0.0.1:9');
+  expect((await call('GET', T(t.body.id, '/proposals'), { token: owner.token })).body.proposals).toEqual([]);
 });
