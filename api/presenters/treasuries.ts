@@ -58,7 +58,8 @@ export const ProposalSignatureSchema = shape('TreasuryProposalSignature', z.obje
   signer_id: uuid,
   signer_type: z.enum(['user', 'agent']),
   signer_address: z.string(),
-  signature: z.string().nullable(),
+  /** The 65-byte EIP-712 signature; absent for a rejection that came without one. */
+  signature: z.string().optional(),
   decision: z.enum(['approve', 'reject']),
   created_at: timestamp,
 }));
@@ -119,7 +120,7 @@ export const presentProposal = (p: ProposalView): z.output<typeof ProposalSchema
   closed_reason: p.status === 'cancelled' || p.status === 'failed' ? CLOSED_REASONS[p.status] : undefined, threshold: p.threshold, expires_at: isoAlways(p.expires_at),
   executed_tx_hash: p.executed_tx_hash, executed_at: p.executed_at ? isoAlways(p.executed_at) : null, error_message: omitNull(p.error_message),
   signatures: p.signatures.map((s) => ({
-    id: s.id, signer_id: s.signer_id, signer_type: s.signer_type, signer_address: s.signer_address, signature: s.signature, decision: s.decision,
+    id: s.id, signer_id: s.signer_id, signer_type: s.signer_type, signer_address: s.signer_address, signature: omitNull(s.signature), decision: s.decision,
     created_at: isoAlways(s.created_at),
   })),
   created_at: isoAlways(p.created_at),

@@ -394,3 +394,23 @@ test('a treasury whose address is no Safe: proposing is a 422; a chain whose nod
   expect(p.text).not.toContain('127.0.0.1:9');
   expect((await call('GET', T(t.body.id, '/proposals'), { token: owner.token })).body.proposals).toEqual([]);
 });
+
+test('a signer may change its mind: an approval turned into a rejection sends the proposal back to pending; enough rejections reject it', async () => {
+  const safe = await newSafe();
+  const t = await newTreasury(safe);
+  const p = await call('POST', T(t.id, '/proposals'), { token: owner.token, body: { to_address: newAddress(), value_wei: '1' } });
+  const id = p.body.id as string;
+  await call('POST', T(t.id, `/proposals/${id}/sign`), { token: agent.token, body: { decision: 'approve' } });
+  const approved = await call('POST', T(t.id, `/proposals/${id}/sign`), { token: owner.token, body: { decision: 'approve', signature: await signProposal(userKey, p.body) } });
+  expect(approved.body.status).toBe('approved');
+  const back = await call('POST', T(t.id, `/proposals/${id}/sign`), { token: owner.token, body: { decision: 'reject' } });
+  expect(back.body.status).toBe('pending');
+  const mine = back.body.signatures.find((x: any) => x.signer_address === userKey.address);
+  expect(mine.decision).toBe('reject');
+  expect(mine.signature).toBeUndefined();
+  expect((await call('POST', T(t.id, `/proposals/${id}/execute`), { token: owner.token })).status).toBe(409);
+  const rejected = await call('POST', T(t.id, `/proposals/${id}/sign`), { token: member.token, body: { decision: 'reject' } });
+  expect(rejected.body.status).toBe('rejected'); // 3 signers, 2 rejections: 2 approvals are out of reach
+  expect(rejected.body.closed_reason).toBeUndefined();
+  expect((await call('POST', T(t.id, `/proposals/${id}/sign`), { token: agent.token, body: { decision: 'approve' } })).status).toBe(409);
+});

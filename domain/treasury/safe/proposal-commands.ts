@@ -127,11 +127,15 @@ export class ProposalCommands {
       const signers = await signersOf(tx, [t.id]);
       const threshold = (await loadTreasury(tx, p, t.id)).threshold;
       let next: ProposalRow = locked!;
-      if (locked!.status === 'pending' && countingApprovals(view.signatures, signers).length >= threshold) {
-        next = (await moveProposal(tx, locked!.id, ['pending'], 'approved'))!;
-      } else if (signers.length - countingRejections(view.signatures, signers) < threshold) {
+      const approvals = countingApprovals(view.signatures, signers).length;
+      if (signers.length - countingRejections(view.signatures, signers) < threshold) {
         // Too many signers said no for the threshold ever to be met.
         next = (await moveProposal(tx, locked!.id, OPEN, 'rejected'))!;
+      } else if (locked!.status === 'pending' && approvals >= threshold) {
+        next = (await moveProposal(tx, locked!.id, ['pending'], 'approved'))!;
+      } else if (locked!.status === 'approved' && approvals < threshold) {
+        // A signer changed its approval into a rejection: back to collecting.
+        next = (await moveProposal(tx, locked!.id, ['approved'], 'pending'))!;
       }
       await emitEvent(tx, t.org_id, 'proposal.signed', proposalEventData(next, { signer_id: p.id, signer_type: p.type, signer_address: me.signer_address, decision: input.decision }));
       return next;
