@@ -65,7 +65,7 @@ export const createProposalBody = z.object({
 export const signProposalBody = z.object({
   decision: z.enum(['approve', 'reject'], { message: 'must be approve or reject' }),
   signature: opt(z.string().trim().max(200)),
-  signer_address: opt(address),
+  signer_address: address.optional(),
 });
 
 export const treasuryParams = z.object({ treasury_id: idParam });
