@@ -15,6 +15,7 @@ import { balanceOf, intentsAgent, newAddress, startTestChain, type IntentsAgent,
 import { createSafe, deploySafeContracts, readSafe, type SafeDeployment } from '../helpers/safe-contracts.ts';
 import { pgEm } from '../helpers/pg-em.ts';
 import { resolveAccessRequestFromApproval } from '../../domain/treasury/safe/access-commands.ts';
+import { accessRequestResumer } from '../../domain/treasury/safe/access-approval-resumer.ts';
 
 let chain: TestChain;
 let owner: Account;
@@ -310,8 +311,13 @@ test('resolveAccessRequestFromApproval (the approval queue\'s side of a decision
   expect(listed.body.requests.find((r: any) => r.id === req.body.id)).toMatchObject({ status: 'approved', resolved_by: owner.userId });
   expect((await call('POST', T(t.id, '/proposals'), { token: a.token, body: { to_address: newAddress(), value_wei: '1', chain: chain.name } })).status).toBe(201);
 
+  // As the approval queue's resumer: a rejection denies the request, once.
+  const resumer = accessRequestResumer(() => em);
   const denied = await call('POST', T(t.id, '/access-requests'), { token: agent.token });
-  expect(await em.transactional((tx) => resolveAccessRequestFromApproval(tx, denied.body.id, 'rejected', owner.userId))).toMatchObject({ status: 'denied' });
+  await resumer.refused({ target_id: denied.body.id, status: 'rejected', decided_by: owner.userId });
+  const after = (await call('GET', T(t.id, '/access-requests'), { token: owner.token })).body.requests.find((r: any) => r.id === denied.body.id);
+  expect(after).toMatchObject({ status: 'denied', resolved_by: owner.userId });
+  expect(await resumer.approved({ target_id: denied.body.id, status: 'approved', decided_by: owner.userId })).toBe(false);
   expect((await call('POST', T(t.id, '/proposals'), { token: agent.token, body: { to_address: newAddress(), value_wei: '1', chain: chain.name } })).status).toBe(403);
 });
 

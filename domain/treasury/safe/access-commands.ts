@@ -25,10 +25,11 @@ export type AccessDeps = { db: () => EntityManager; audit: ActionAudit };
 /**
  * The access-request side of a decision made on its approval (POST /v1/approvals/{id}/decide):
  * pending → approved|denied, in the caller's transaction. Idempotent: a request no longer pending
- * (decided either way before) is left as it is and null is returned.
+ * (decided either way before) is left as it is and null is returned. An expired approval denies
+ * it (decidedBy null). accessRequestResumer (access-approval-resumer.ts) wraps it for the queue.
  */
-export async function resolveAccessRequestFromApproval(tx: EntityManager, requestId: string, decision: 'approved' | 'rejected' | 'denied',
-  decidedBy: string): Promise<AccessRequestRow | null> {
+export async function resolveAccessRequestFromApproval(tx: EntityManager, requestId: string, decision: 'approved' | 'rejected' | 'denied' | 'expired',
+  decidedBy: string | null): Promise<AccessRequestRow | null> {
   return resolvePending(tx, requestId, decision === 'approved' ? 'approved' : 'denied', decidedBy);
 }
 

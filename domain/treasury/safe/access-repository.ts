@@ -43,7 +43,7 @@ export function listAccessRequests(em: EntityManager, treasuryId: string): Promi
 }
 
 /** pending → approved|denied; null when it was not pending. */
-export async function resolvePending(tx: EntityManager, id: string, decision: AccessDecision, decidedBy: string): Promise<AccessRequestRow | null> {
+export async function resolvePending(tx: EntityManager, id: string, decision: AccessDecision, decidedBy: string | null): Promise<AccessRequestRow | null> {
   const row = await query(tx).updateTable('treasury_access_requests').set({ status: decision, resolved_by: decidedBy, resolved_at: sql`now()` })
     .where('id', '=', id).where('status', '=', 'pending').returningAll().executeTakeFirst();
   return row ?? null;
