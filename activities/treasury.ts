@@ -4,7 +4,7 @@
 import type { TemporalArea } from './temporal-area.ts';
 import { SafeExecutor, type PrepareOutcome, type SettleOutcome } from '../domain/treasury/safe/execution.ts';
 import { SafeChain } from '../domain/treasury/safe/safe-chain.ts';
-import { TREASURY_TASK_QUEUE, TreasuryClient } from '../domain/treasury/safe/client.ts';
+import { SAFE_TREASURY_TASK_QUEUE, SafeTreasuryClient } from '../domain/treasury/safe/client.ts';
 import { openProposalsOlderThan } from '../domain/treasury/safe/proposal-repository.ts';
 import { AgentSigner } from '../domain/intents/signing-keys/signer.ts';
 import { TransactionsClient } from '../domain/intents/transactions/client.ts';
@@ -21,8 +21,8 @@ export function createTreasuryActivities(deps: { executor: SafeExecutor }) {
 }
 export type TreasuryActivities = ReturnType<typeof createTreasuryActivities>;
 
-export const treasuryArea: TemporalArea = {
-  taskQueue: TREASURY_TASK_QUEUE,
+export const safeTreasuryArea: TemporalArea = {
+  taskQueue: SAFE_TREASURY_TASK_QUEUE,
   activities: (d) => createTreasuryActivities({
     executor: new SafeExecutor({
       em: d.em, rpc: d.chainRpc, safe: new SafeChain(d.chainRpc), signer: new AgentSigner({ db: d.em, kms: d.kms }),
@@ -31,7 +31,7 @@ export const treasuryArea: TemporalArea = {
   }),
   // An open proposal whose workflow could not be started at request time gets it now (a no-op if running).
   async redrive(d, olderThan) {
-    const client = new TreasuryClient(d.temporal, d.log);
+    const client = new SafeTreasuryClient(d.temporal, d.log);
     for (const p of await openProposalsOlderThan(d.em(), olderThan)) {
       if (p.status === 'executing') await client.startExecution({ id: p.id, orgId: p.org_id });
       else await client.startExpiry({ id: p.id, orgId: p.org_id });

@@ -10,12 +10,12 @@ import { sharesArea } from '../activities/shares.ts';
 import { keyRotationArea } from '../activities/key-rotation.ts';
 import { transactionsArea } from '../activities/transactions.ts';
 import { retentionArea } from '../activities/retention.ts';
-import { treasuryArea } from '../activities/treasury.ts';
+import { safeTreasuryArea } from '../activities/treasury.ts';
 
 export type { TemporalArea, WorkerDeps } from '../activities/temporal-area.ts';
 
 export const TEMPORAL_AREAS: readonly TemporalArea[] = [
-  mailArea, accountsArea, webhooksArea, automationsArea, sharesArea, keyRotationArea, transactionsArea, treasuryArea,
+  mailArea, accountsArea, webhooksArea, automationsArea, sharesArea, keyRotationArea, transactionsArea, safeTreasuryArea,
   // Last: its sweep only keeps the daily Schedule in place.
   retentionArea,
 ];

@@ -14,7 +14,7 @@ import { TreasuryCommands } from '../domain/treasury/safe/treasury-commands.ts';
 import { AccessRequestCommands } from '../domain/treasury/safe/access-commands.ts';
 import { ProposalCommands } from '../domain/treasury/safe/proposal-commands.ts';
 import { SafeChain } from '../domain/treasury/safe/safe-chain.ts';
-import { TreasuryClient } from '../domain/treasury/safe/client.ts';
+import { SafeTreasuryClient } from '../domain/treasury/safe/client.ts';
 
 export function safeTreasuryServices(d: {
   db: () => EntityManager; kms: Kms; audit: ActionAudit; temporal: Client; log: Logger; rpcOverrides: ReadonlyMap<string, string>;
@@ -24,7 +24,7 @@ export function safeTreasuryServices(d: {
     treasuries: new TreasuryCommands({ db: d.db, audit: d.audit }),
     treasuryAccess: new AccessRequestCommands({ db: d.db, audit: d.audit }),
     treasuryProposals: new ProposalCommands({
-      db: d.db, audit: d.audit, safe: new SafeChain(rpc), signer: new AgentSigner({ db: d.db, kms: d.kms }), client: new TreasuryClient(d.temporal, d.log),
+      db: d.db, audit: d.audit, safe: new SafeChain(rpc), signer: new AgentSigner({ db: d.db, kms: d.kms }), client: new SafeTreasuryClient(d.temporal, d.log),
     }),
   };
 }

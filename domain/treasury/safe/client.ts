@@ -8,12 +8,13 @@ import type { Logger } from '../../log.ts';
 import { startOrLeaveToSweeper } from '../../temporal/start-workflow.ts';
 import { VaultOrgId } from '../../temporal/search-attribute-keys.ts';
 
-export const TREASURY_TASK_QUEUE = 'vault-treasury';
+// Not 'vault-treasury': the treasury wallets' area (domain/treasury/wallets) has that queue.
+export const SAFE_TREASURY_TASK_QUEUE = 'vault-treasury-safe';
 
 export const proposalExpiryWorkflowId = (proposalId: string) => `treasury-proposal-expiry:${proposalId}`;
 export const proposalExecutionWorkflowId = (proposalId: string) => `treasury-exec:${proposalId}`;
 
-export class TreasuryClient {
+export class SafeTreasuryClient {
   private readonly temporal: Client;
   private readonly log: Logger;
 
@@ -25,7 +26,7 @@ export class TreasuryClient {
   /** The proposal's expiry timer; never throws (the sweeper starts it later). */
   async startExpiry(p: { id: string; orgId: string }): Promise<void> {
     await startOrLeaveToSweeper<typeof treasuryProposalExpiryWorkflow>(this.temporal, this.log, 'treasuryProposalExpiryWorkflow', {
-      taskQueue: TREASURY_TASK_QUEUE, workflowId: proposalExpiryWorkflowId(p.id), args: [p.id],
+      taskQueue: SAFE_TREASURY_TASK_QUEUE, workflowId: proposalExpiryWorkflowId(p.id), args: [p.id],
       typedSearchAttributes: [{ key: VaultOrgId, value: p.orgId }],
     });
   }
@@ -33,7 +34,7 @@ export class TreasuryClient {
   /** The execution of a proposal now in status executing; never throws (the sweeper starts it later). */
   async startExecution(p: { id: string; orgId: string }): Promise<void> {
     await startOrLeaveToSweeper<typeof treasuryExecutionWorkflow>(this.temporal, this.log, 'treasuryExecutionWorkflow', {
-      taskQueue: TREASURY_TASK_QUEUE, workflowId: proposalExecutionWorkflowId(p.id), args: [p.id],
+      taskQueue: SAFE_TREASURY_TASK_QUEUE, workflowId: proposalExecutionWorkflowId(p.id), args: [p.id],
       typedSearchAttributes: [{ key: VaultOrgId, value: p.orgId }],
     });
   }

@@ -20,7 +20,7 @@ import { emitEvent } from '../../events/outbox.ts';
 import { Problem, badRequest, conflict, forbidden, invalidField, notFound } from '../../errors.ts';
 import { roleOf } from '../../access/roles.ts';
 import type { SafeChain } from './safe-chain.ts';
-import type { TreasuryClient } from './client.ts';
+import type { SafeTreasuryClient } from './client.ts';
 import { normalizeSignature, packSignature, safeTxHash, signerOf } from './safe-tx.ts';
 import { hasApprovedAccess } from './access-repository.ts';
 import { signersOf, type SignerRow, type TreasuryRow } from './treasury-repository.ts';
@@ -41,7 +41,7 @@ export type ProposalInput = {
 };
 export type SignInput = { decision: 'approve' | 'reject'; signature?: string; signer_address?: Address };
 
-export type ProposalDeps = { db: () => EntityManager; audit: ActionAudit; safe: SafeChain; signer: AgentSigner; client: TreasuryClient };
+export type ProposalDeps = { db: () => EntityManager; audit: ActionAudit; safe: SafeChain; signer: AgentSigner; client: SafeTreasuryClient };
 
 const OPEN: ProposalStatus[] = ['pending', 'approved'];
 const isPast = (d: Date | string) => new Date(d).getTime() <= Date.now();
