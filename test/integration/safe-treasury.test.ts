@@ -260,6 +260,8 @@ test('agents are refused where humans decide; an agent without approved access c
   expect((await call('DELETE', T(t.id, `/proposals/${p.body.id}`), { token: owner.token })).status).toBe(403);
   expect((await call('DELETE', T(t.id, `/proposals/${p.body.id}`), { token: agent.token })).status).toBe(204);
   expect((await proposalOf(t.id, p.body.id)).body).toMatchObject({ status: 'rejected', closed_reason: 'cancelled' });
+  expect((await call('GET', T(t.id, '/proposals?status=rejected'), { token: owner.token })).body.proposals.map((x: any) => x.id)).toEqual([p.body.id]);
+  expect((await call('GET', T(t.id, '/proposals?status=cancelled'), { token: owner.token })).status).toBe(400);
   expect((await call('DELETE', T(t.id, `/proposals/${p.body.id}`), { token: agent.token })).status).toBe(409);
   const { rows } = await db().query("SELECT 1 FROM event_outbox WHERE event_type = 'proposal.cancelled' AND payload->>'proposal_id' = $1", [p.body.id]);
   expect(rows).toHaveLength(1);

@@ -4,7 +4,6 @@
 import { z } from 'zod';
 import { idParam } from '../../input/fields.ts';
 import { address, hexBytes, opt, wei } from '../agents/evm-fields.ts';
-import { PROPOSAL_STATUSES } from '../../../domain/treasury/safe/proposal-repository.ts';
 
 const name = z.string().trim().min(1, { message: 'must be 1–128 characters' }).max(128, { message: 'must be 1–128 characters' });
 const threshold = z.number().int().min(1).max(1000);
@@ -72,4 +71,5 @@ export const treasuryParams = z.object({ treasury_id: idParam });
 export const signerParams = z.object({ treasury_id: idParam, signer_id: idParam });
 export const accessRequestParams = z.object({ treasury_id: idParam, request_id: idParam });
 export const proposalParams = z.object({ treasury_id: idParam, proposal_id: idParam });
-export const proposalListQuery = z.object({ status: z.enum(PROPOSAL_STATUSES).optional() });
+/** The reference's statuses (a cancelled or failed proposal is listed as rejected). */
+export const proposalListQuery = z.object({ status: z.enum(['pending', 'approved', 'executing', 'executed', 'rejected', 'expired']).optional() });

@@ -29,9 +29,11 @@ export async function findProposalById(em: EntityManager, id: string, forUpdate 
   return (await (forUpdate ? q.forUpdate() : q).executeTakeFirst()) ?? null;
 }
 
+/** `rejected` also finds cancelled proposals and failed executions, which are shown as rejected. */
 export function listProposals(em: EntityManager, treasuryId: string, status?: ProposalStatus): Promise<ProposalRow[]> {
   let q = query(em).selectFrom('treasury_proposals').selectAll().where('treasury_id', '=', treasuryId);
-  if (status) q = q.where('status', '=', status);
+  if (status === 'rejected') q = q.where('status', 'in', ['rejected', 'cancelled', 'failed']);
+  else if (status) q = q.where('status', '=', status);
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(500).execute();
 }
 
