@@ -55,6 +55,9 @@ import type { TransferCommands } from '../domain/treasury/wallets/transfer-comma
 import type { TransferPasskeys } from '../domain/treasury/wallets/transfer-passkeys.ts';
 import type { BindingCommands } from '../domain/bindings/binding-commands.ts';
 import type { BindingExecutor } from '../domain/bindings/binding-executor.ts';
+import type { TreasuryCommands } from '../domain/treasury/safe/treasury-commands.ts';
+import type { AccessRequestCommands } from '../domain/treasury/safe/access-commands.ts';
+import type { ProposalCommands } from '../domain/treasury/safe/proposal-commands.ts';
 
 export type ApiServices = {
   config: Config;
@@ -152,5 +155,11 @@ export type ApiServices = {
   bindings: BindingCommands;
   /** POST /v1/agents/{id}/execute: an agent's request through a binding, credential added and redacted. */
   bindingExecutor: BindingExecutor;
+  /** Multisig treasuries on a Safe: CRUD and signers. */
+  treasuries: TreasuryCommands;
+  /** Agents' access requests to treasuries. */
+  treasuryAccess: AccessRequestCommands;
+  /** Safe transaction proposals: propose, sign, cancel, execute. */
+  treasuryProposals: ProposalCommands;
 
 };

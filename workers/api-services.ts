@@ -83,6 +83,7 @@ import { WalletFamilies } from '../domain/treasury/wallets/families.ts';
 import { TreasuryTransfersClient } from '../domain/treasury/wallets/client.ts';
 import { TransferPasskeys } from '../domain/treasury/wallets/transfer-passkeys.ts';
 import { bindingServices } from './binding-services.ts';
+import { safeTreasuryServices } from './treasury-services.ts';
 
 export type ApiWiring = {
   config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client;
@@ -185,6 +186,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       model: defaultModel(config.ai, createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) })),
     }),
     ...accountParts,
+    ...safeTreasuryServices({ db, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls }),
   };
 }
 

@@ -12,11 +12,12 @@ import { transactionsArea } from '../activities/transactions.ts';
 import { retentionArea } from '../activities/retention.ts';
 import { treasuryArea } from '../activities/treasury-wallets.ts';
 import { approvalsArea } from '../activities/approvals.ts';
+import { safeTreasuryArea } from '../activities/treasury.ts';
 
 export type { TemporalArea, WorkerDeps } from '../activities/temporal-area.ts';
 
 export const TEMPORAL_AREAS: readonly TemporalArea[] = [
-  mailArea, accountsArea, webhooksArea, automationsArea, sharesArea, keyRotationArea, transactionsArea, treasuryArea, approvalsArea,
+  mailArea, accountsArea, webhooksArea, automationsArea, sharesArea, keyRotationArea, transactionsArea, treasuryArea, safeTreasuryArea, approvalsArea,
   // Last: its sweep only keeps the daily Schedule in place.
   retentionArea,
 ];

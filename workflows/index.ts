@@ -12,3 +12,4 @@ export { transactionBroadcastWorkflow } from './transactions/transaction-broadca
 export { retentionPruneWorkflow } from './retention/retention-prune.ts';
 export { treasuryTransferWorkflow } from './treasury/treasury-transfer.ts';
 export { approvalWaitWorkflow } from './approvals/approval-wait.ts';
+export { treasuryProposalExpiryWorkflow, treasuryExecutionWorkflow } from './treasury/safe-proposal.ts';

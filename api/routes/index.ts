@@ -42,6 +42,9 @@ import { bindingRoutes } from './agents/bindings.ts';
 import { executeRoutes } from './agents/execute.ts';
 import { treasuryWalletRoutes } from './treasury/wallets.ts';
 import { treasuryPasskeyRoutes } from './treasury/wallets-passkey.ts';
+import { treasuryRoutes } from './treasury/treasuries.ts';
+import { treasuryAccessRoutes } from './treasury/access-requests.ts';
+import { treasuryProposalRoutes } from './treasury/proposals.ts';
 
 export function allRoutes(): RouteDef[] {
   const routes: RouteDef[] = [
@@ -55,6 +58,7 @@ export function allRoutes(): RouteDef[] {
     ...temporalCodecRoutes, ...billingTierRoutes,
     ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,
+    ...treasuryRoutes, ...treasuryAccessRoutes, ...treasuryProposalRoutes,
   ];
   const everything: RouteDef[] = [...healthRoutes(() => everything), ...routes];
   return everything;

@@ -45,6 +45,7 @@ import { AgentTransaction, AgentTxDailyUsage, TransactionSimulation } from './tr
 import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './bindings.ts';
 import { RateLimitWindow } from './rate-limits.ts';
 import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
+import { Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature } from './safe-treasuries.ts';
 
 export * from './org.ts';
 export * from './accounts.ts';
@@ -71,6 +72,7 @@ export * from './transactions.ts';
 export * from './bindings.ts';
 export * from './rate-limits.ts';
 export * from './treasury-wallets.ts';
+export * from './safe-treasuries.ts';
 export { PostgresConstraintNames } from './naming.ts';
 
 export const allEntities = [
@@ -99,6 +101,7 @@ export const allEntities = [
   ExecutionBinding, ExecutionEvent, ExecutionRateWindow,
   RateLimitWindow,
   TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge,
+  Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature,
 ] as const;
 
 /**

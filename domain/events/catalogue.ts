@@ -57,6 +57,7 @@ export const EMITTED_EVENTS = [
   'signing_key.rotated',
   'agent.transaction.signed', 'agent.transaction.broadcast',
   'wallet.transfer.sent',
+  'proposal.created', 'proposal.signed', 'proposal.executed', 'proposal.cancelled',
 ] as const;
 
 export type DomainEvent = (typeof EMITTED_EVENTS)[number];

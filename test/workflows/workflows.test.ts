@@ -7,6 +7,7 @@ import { webhookBatchTests } from './webhook-batch.cases.ts';
 import { replayTests } from './replay.cases.ts';
 import { automationRunTests } from './automation-run.cases.ts';
 import { retentionPruneTests } from './retention-prune.cases.ts';
+import { safeProposalTests } from './safe-proposal.cases.ts';
 
 let harness: Harness | undefined;
 const h = () => harness!;
@@ -19,4 +20,5 @@ describe('account deletion workflow', () => accountDeletionTests(h));
 describe('webhook batch workflow', () => webhookBatchTests(h));
 describe('automation run workflow', () => automationRunTests(h));
 describe('retention prune workflow', () => retentionPruneTests(h));
+describe('Safe treasury proposal workflows', () => safeProposalTests(h));
 describe('replay of recorded histories', () => replayTests(h));
