@@ -17,6 +17,8 @@ import { HeldTransactions, HELD_TRANSACTION_TARGET } from '../domain/intents/tra
 import { AgentSigner } from '../domain/intents/signing-keys/signer.ts';
 import { TransactionsClient } from '../domain/intents/transactions/client.ts';
 import { heldTransactionsOlderThan } from '../domain/intents/transactions/transaction-repository.ts';
+import { ACCESS_APPROVAL_TARGET } from '../domain/treasury/safe/access-commands.ts';
+import { accessRequestResumer } from '../domain/treasury/safe/access-approval-resumer.ts';
 
 /** A human's decision, as the approvals client hands it to the workflow (workflows/approvals/approval-messages.ts). */
 export type ApprovalDecisionMessage = {
@@ -37,12 +39,13 @@ const outcomeOf = (a: Pick<ApprovalRow, 'id' | 'status' | 'decided_by'>): Approv
 export function createApprovalActivities(d: ApprovalActivityDeps) {
   return {
     /** The approval as it stands, with its time left; mails the quick-decide links once while it is pending. */
-    async openApproval(approvalId: string): Promise<{ status: ApprovalWaitOutcome['status']; expiresInMs: number }> {
+    async openApproval(approvalId: string): Promise<{ status: ApprovalWaitOutcome['status']; expiresInMs: number | null }> {
       const a = await findApprovalById(d.em(), approvalId);
       if (!a) return { status: 'expired', expiresInMs: 0 };
       if (a.status === 'pending') await d.links.mailApprovers(a);
-      const left = a.expires_at ? new Date(a.expires_at).getTime() - Date.now() : 0;
-      return { status: a.status, expiresInMs: Math.max(0, left) };
+      // null: no expiry (a treasury access request waits until a human decides it).
+      if (!a.expires_at) return { status: a.status, expiresInMs: null };
+      return { status: a.status, expiresInMs: Math.max(0, new Date(a.expires_at).getTime() - Date.now()) };
     },
 
     /** A human's decision: the outcome, or null when the approval was no longer pending. */
@@ -88,8 +91,9 @@ export const approvalsArea: TemporalArea = {
   activities: (dp) => createApprovalActivities({
     em: dp.em,
     links: new ApprovalQuickLinks({ em: dp.em, mailer: new Mailer(new MailClient(dp.temporal, dp.log), dp.mailKey), publicUrl: dp.publicUrl }),
-    // The extension point: one resumer per target_type (a treasury access request or proposal joins here).
+    // The extension point: one resumer per target_type.
     resumers: {
+      [ACCESS_APPROVAL_TARGET]: accessRequestResumer(dp.em),
       [HELD_TRANSACTION_TARGET]: heldTransactionResumer(new HeldTransactions({
         db: dp.em, rpc: dp.chainRpc, signer: new AgentSigner({ db: dp.em, kms: dp.kms }), client: new TransactionsClient(dp.temporal, dp.log),
       })),

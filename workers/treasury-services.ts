@@ -15,6 +15,7 @@ import { AccessRequestCommands } from '../domain/treasury/safe/access-commands.t
 import { ProposalCommands } from '../domain/treasury/safe/proposal-commands.ts';
 import { SafeChain } from '../domain/treasury/safe/safe-chain.ts';
 import { SafeTreasuryClient } from '../domain/treasury/safe/client.ts';
+import { ApprovalsClient } from '../domain/approvals/client.ts';
 
 export function safeTreasuryServices(d: {
   db: () => EntityManager; kms: Kms; audit: ActionAudit; temporal: Client; log: Logger; rpcOverrides: ReadonlyMap<string, string>;
@@ -22,7 +23,7 @@ export function safeTreasuryServices(d: {
   const rpc = new ChainRpc({ chainById: (chainId) => findChain(d.db(), { by: 'chain_id', chainId }), rpcOverrides: d.rpcOverrides });
   return {
     treasuries: new TreasuryCommands({ db: d.db, audit: d.audit }),
-    treasuryAccess: new AccessRequestCommands({ db: d.db, audit: d.audit }),
+    treasuryAccess: new AccessRequestCommands({ db: d.db, audit: d.audit, waits: new ApprovalsClient(d.temporal, d.log) }),
     treasuryProposals: new ProposalCommands({
       db: d.db, audit: d.audit, safe: new SafeChain(rpc), signer: new AgentSigner({ db: d.db, kms: d.kms }), client: new SafeTreasuryClient(d.temporal, d.log),
     }),

@@ -14,6 +14,7 @@ import { agentJwt, auditFor, registerAgent } from '../helpers/agent-fixtures.ts'
 import { balanceOf, intentsAgent, newAddress, startTestChain, type IntentsAgent, type TestChain } from '../helpers/intents-chain.ts';
 import { createSafe, deploySafeContracts, readSafe, type SafeDeployment } from '../helpers/safe-contracts.ts';
 import { pgEm } from '../helpers/pg-em.ts';
+import { stackTemporalClient } from '../helpers/temporal-client.ts';
 import { resolveAccessRequestFromApproval } from '../../domain/treasury/safe/access-commands.ts';
 import { accessRequestResumer } from '../../domain/treasury/safe/access-approval-resumer.ts';
 
@@ -321,6 +322,40 @@ test('resolveAccessRequestFromApproval (the approval queue\'s side of a decision
   expect(after).toMatchObject({ status: 'denied', resolved_by: owner.userId });
   expect(await resumer.approved({ target_id: denied.body.id, status: 'approved', decided_by: owner.userId })).toBe(false);
   expect((await call('POST', T(t.id, '/proposals'), { token: agent.token, body: { to_address: newAddress(), value_wei: '1', chain: chain.name } })).status).toBe(403);
+});
+
+test('the access request in the approval queue: decided in /v1/approvals it approves the request; decided on the treasury, its approval workflow ends on that decision', async () => {
+  const safe = await newSafe();
+  const t = await newTreasury(safe);
+  const temporal = await stackTemporalClient();
+  try {
+    // Asked by an agent: the request's approval is pending in the queue, with its workflow waiting.
+    const a = await intentsAgent(owner, chain, 0n);
+    const req = await call('POST', T(t.id, '/access-requests'), { token: a.token, body: { reason: 'pay invoices' } });
+    expect(req.status).toBe(201);
+    const queued = (await call('GET', '/v1/approvals?status=pending', { token: owner.token })).body.approvals.find((x: any) => x.id === req.body.approval_id);
+    expect(queued).toMatchObject({ action: 'treasury.access', target_type: 'treasury_access_request', target_id: req.body.id, agent_id: a.id });
+    const decided = await call('POST', `/v1/approvals/${req.body.approval_id}/decide`, { token: owner.token, body: { decision: 'approve' } });
+    expect(decided.status).toBe(200);
+    await eventually('the request approved by the queue', async () => {
+      const r = (await call('GET', T(t.id, '/access-requests'), { token: owner.token })).body.requests.find((x: any) => x.id === req.body.id);
+      return r.status === 'approved' ? r : undefined;
+    });
+    expect((await call('POST', T(t.id, '/proposals'), { token: a.token, body: { to_address: newAddress(), value_wei: '1', chain: chain.name } })).status).toBe(201);
+
+    // Denied on the treasury: the queue shows it rejected and its workflow has ended.
+    const b = await intentsAgent(owner, chain, 0n);
+    const req2 = await call('POST', T(t.id, '/access-requests'), { token: b.token });
+    const handle = temporal.workflow.getHandle(`approval:${req2.body.approval_id}`);
+    await eventually('the approval workflow started', async () => ((await handle.describe().catch(() => null))?.status.name === 'RUNNING' ? true : undefined));
+    expect((await call('POST', T(t.id, `/access-requests/${req2.body.id}/deny`), { token: owner.token })).status).toBe(200);
+    expect(await handle.result()).toBe('rejected');
+    expect((await call('GET', `/v1/approvals/${req2.body.approval_id}`, { token: owner.token })).body).toMatchObject({ status: 'rejected', decided_by: owner.userId });
+    expect((await call('POST', `/v1/approvals/${req2.body.approval_id}/decide`, { token: owner.token, body: { decision: 'approve' } })).status).toBe(409);
+    expect((await call('POST', T(t.id, '/proposals'), { token: b.token, body: { to_address: newAddress(), value_wei: '1', chain: chain.name } })).status).toBe(403);
+  } finally {
+    await temporal.connection.close();
+  }
 });
 
 test('an execution the Safe would revert (it cannot pay) ends rejected with closed_reason execution_failed; nothing is sent', async () => {

@@ -27,7 +27,10 @@ export async function approvalWaitWorkflow(approvalId: string): Promise<string> 
   });
   const opened = await acts.openApproval(approvalId);
   if (opened.status !== 'pending') outcome ??= { approvalId, status: opened.status, decidedBy: null };
-  if (outcome === null && opened.expiresInMs > 0) await condition(() => outcome !== null, opened.expiresInMs);
+  // No expiry (a treasury access request): wait for the decision alone.
+  const left = opened.expiresInMs;
+  if (outcome === null && left === null) await condition(() => outcome !== null);
+  else if (outcome === null && left !== null && left > 0) await condition(() => outcome !== null, left);
   if (outcome === null) outcome = await acts.expireApproval(approvalId);
   // A decision Update still running finishes before the target is settled on the stored status.
   await condition(allHandlersFinished);

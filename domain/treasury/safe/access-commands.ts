@@ -11,6 +11,7 @@ import type { ActionAudit } from '../../audit/action-audit.ts';
 import { callerOf } from '../../auth/principal.ts';
 import { conflict, forbidden, notFound } from '../../errors.ts';
 import { applyDecision, createApproval } from '../../approvals/approval-events.ts';
+import type { ApprovalsClient } from '../../approvals/client.ts';
 import {
   findAccessRequest, findPendingRequest, insertAccessRequest, listAccessRequests, resolvePending, setApprovalOf,
   type AccessDecision, type AccessRequestRow,
@@ -20,7 +21,14 @@ import { loadTreasury, requireTreasuryManager } from './treasury-access.ts';
 export const ACCESS_APPROVAL_ACTION = 'treasury.access';
 export const ACCESS_APPROVAL_TARGET = 'treasury_access_request';
 
-export type AccessDeps = { db: () => EntityManager; audit: ActionAudit };
+/** How long a request waits for a human; then its approval expires and the request is denied. */
+export const ACCESS_REQUEST_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * `waits`: the approval's workflow (domain/approvals/client.ts), started once the request is
+ * stored and told of a decision made through the treasury routes.
+ */
+export type AccessDeps = { db: () => EntityManager; audit: ActionAudit; waits: Pick<ApprovalsClient, 'startWait' | 'decide'> };
 
 /**
  * The access-request side of a decision made on its approval (POST /v1/approvals/{id}/decide):
@@ -54,11 +62,13 @@ export class AccessRequestCommands {
         orgId: p.orgId, userId: t.created_by, agentId: p.id, runId: null, action: ACCESS_APPROVAL_ACTION,
         targetType: ACCESS_APPROVAL_TARGET, targetId: id, riskTier: 1,
         summary: { treasury_id: t.id, treasury_name: t.name, safe_address: t.safe_address, chain: t.chain },
-        reason, expiresAt: null,
+        reason, expiresAt: new Date(Date.now() + ACCESS_REQUEST_TTL_MS),
       });
       return setApprovalOf(tx, id, approval.id);
     });
     await this.d.audit.record(ctx, 'treasury.access.request', { resourceType: 'treasury', resourceId: t.id, details: { request_id: row.id } });
+    // Its approval waits in the queue as a workflow (a failed start is retried by the queue's re-drive).
+    if (row.approval_id && row.status === 'pending') await this.d.waits.startWait({ id: row.approval_id, orgId: row.org_id });
     return row;
   }
 
@@ -95,6 +105,12 @@ export class AccessRequestCommands {
       return resolved;
     });
     await this.d.audit.record(ctx, `treasury.access.${verb}`, { resourceType: 'treasury', resourceId: treasuryId, details: { request_id: row.id, agent_id: row.agent_id } });
+    // The approval's workflow ends on the decision stored above (a repeat of it settles nothing
+    // more); if Temporal cannot be told now, its expiry timer ends it on the stored decision.
+    if (row.approval_id) {
+      await this.d.waits.decide({ approvalId: row.approval_id, decision: decision === 'approved' ? 'approved' : 'rejected', reason: null, decidedBy: p.id })
+        .catch(() => undefined);
+    }
     return row;
   }
 }
