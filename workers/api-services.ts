@@ -186,7 +186,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       model: defaultModel(config.ai, createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) })),
     }),
     ...accountParts,
-    ...safeTreasuryServices({ db, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls }),
+    ...safeTreasuryServices({ db, kms: core.kms, audit: actionAudit, stepUp, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls }),
   };
 }
 

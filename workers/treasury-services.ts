@@ -16,9 +16,11 @@ import { ProposalCommands } from '../domain/treasury/safe/proposal-commands.ts';
 import { SafeChain } from '../domain/treasury/safe/safe-chain.ts';
 import { SafeTreasuryClient } from '../domain/treasury/safe/client.ts';
 import { ApprovalsClient } from '../domain/approvals/client.ts';
+import { WalletDigestSigner } from '../domain/treasury/wallets/wallet-digest-signer.ts';
+import type { StepUp } from '../domain/accounts/step-up.ts';
 
 export function safeTreasuryServices(d: {
-  db: () => EntityManager; kms: Kms; audit: ActionAudit; temporal: Client; log: Logger; rpcOverrides: ReadonlyMap<string, string>;
+  db: () => EntityManager; kms: Kms; audit: ActionAudit; stepUp: StepUp; temporal: Client; log: Logger; rpcOverrides: ReadonlyMap<string, string>;
 }): Pick<ApiServices, 'treasuries' | 'treasuryAccess' | 'treasuryProposals'> {
   const rpc = new ChainRpc({ chainById: (chainId) => findChain(d.db(), { by: 'chain_id', chainId }), rpcOverrides: d.rpcOverrides });
   return {
@@ -26,6 +28,7 @@ export function safeTreasuryServices(d: {
     treasuryAccess: new AccessRequestCommands({ db: d.db, audit: d.audit, waits: new ApprovalsClient(d.temporal, d.log) }),
     treasuryProposals: new ProposalCommands({
       db: d.db, audit: d.audit, safe: new SafeChain(rpc), signer: new AgentSigner({ db: d.db, kms: d.kms }), client: new SafeTreasuryClient(d.temporal, d.log),
+      wallets: new WalletDigestSigner({ db: d.db, kms: d.kms, stepUp: d.stepUp }),
     }),
   };
 }

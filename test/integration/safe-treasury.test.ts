@@ -7,9 +7,9 @@
 // Safe contract's getTransactionHash; below threshold there is no execution (409); a removed
 // signer's signature no longer counts; proposals expire by their timer; agents are refused where
 // humans decide.
-import { parseEther, zeroAddress, type Address, type Hex } from 'viem';
+import { parseEther, recoverAddress, zeroAddress, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { call, closeDb, db, eventually, joinAsMember, operatorAccount, signup, type Account } from '../helpers/api.ts';
+import { call, closeDb, db, eventually, joinAsMember, operatorAccount, signup, PASSWORD, type Account } from '../helpers/api.ts';
 import { agentJwt, auditFor, registerAgent } from '../helpers/agent-fixtures.ts';
 import { balanceOf, intentsAgent, newAddress, startTestChain, type IntentsAgent, type TestChain } from '../helpers/intents-chain.ts';
 import { createSafe, deploySafeContracts, readSafe, type SafeDeployment } from '../helpers/safe-contracts.ts';
@@ -356,6 +356,66 @@ test('the access request in the approval queue: decided in /v1/approvals it appr
   } finally {
     await temporal.connection.close();
   }
+});
+
+test('an agent proposes, two humans approve with their treasury wallets (the service signs after X-Auth-Confirm), a human executes: the transfer is mined', async () => {
+  const walletOf = async (a: Account): Promise<Address> => {
+    const r = await call('POST', '/v1/treasury/wallets/generate', { token: a.token, body: { chains: ['ethereum'] } });
+    expect(r.status).toBe(201);
+    return r.body.wallets[0].address;
+  };
+  const [ownerWallet, memberWallet] = [await walletOf(owner), await walletOf(member)];
+  const safe = await createSafe(chain.node, dep, [ownerWallet, memberWallet, agent.address], 2);
+  await chain.node.fund(safe, parseEther('1'));
+  const created = await call('POST', '/v1/treasury', {
+    token: owner.token,
+    body: {
+      name: 'Humans approve', safe_address: safe, chain: chain.name, threshold: 2, gas_payer_agent_id: agent.id,
+      signers: [
+        { signer_type: 'user', signer_id: owner.userId, signer_address: ownerWallet },
+        { signer_type: 'user', signer_id: member.userId, signer_address: memberWallet },
+        { signer_type: 'agent', signer_id: agent.id, signer_address: agent.address },
+      ],
+    },
+  });
+  expect(created.status).toBe(201);
+  const t = created.body;
+  await approvedAccess(t.id);
+  const to = newAddress();
+  const p = await call('POST', T(t.id, '/proposals'), { token: agent.token, body: { to_address: to, value_wei: parseEther('0.25').toString(), chain: chain.name } });
+  expect(p.status).toBe(201);
+  const sign = (a: Account, headers: Record<string, string> = {}) =>
+    call('POST', T(t.id, `/proposals/${p.body.id}/sign`), { token: a.token, body: { decision: 'approve' }, headers });
+
+  // Without the confirmation, or with a wrong password: 401 and nothing is signed.
+  expect((await sign(owner)).status).toBe(401);
+  expect((await sign(owner, { 'x-auth-confirm': 'not-my-password' })).status).toBe(401);
+  expect((await proposalOf(t.id, p.body.id)).body.signatures).toEqual([]);
+  // The third key's holder has no wallet of its own here: a user without one must post a signature.
+  const third = await joinAsMember(owner, 'safe-no-wallet');
+  await call('POST', T(t.id, '/signers'), { token: owner.token, body: { signer_type: 'user', signer_id: third.userId, signer_address: thirdKey.address } });
+  expect((await sign(third, { 'x-auth-confirm': PASSWORD })).status).toBe(400);
+
+  expect((await sign(owner, { 'x-auth-confirm': PASSWORD })).body.status).toBe('pending');
+  const approved = await sign(member, { 'x-auth-confirm': PASSWORD });
+  expect(approved.body.status).toBe('approved');
+  // The signatures the service made are the wallets' own over the Safe's hash.
+  const onChainHash = await readSafe<Hex>(dep, safe, 'getTransactionHash', [
+    to, parseEther('0.25'), '0x', 0, 0n, 0n, 0n, zeroAddress, zeroAddress, BigInt(p.body.nonce),
+  ]);
+  expect(p.body.safe_tx_hash).toBe(onChainHash);
+  for (const sig of approved.body.signatures) {
+    expect(await recoverAddress({ hash: onChainHash as Hex, signature: sig.signature as Hex })).toBe(sig.signer_address);
+  }
+
+  const before = await balanceOf(chain.node, to);
+  expect((await call('POST', T(t.id, `/proposals/${p.body.id}/execute`), { token: owner.token })).body.status).toBe('executing');
+  const done = await eventually('executed', async () => {
+    const r = await proposalOf(t.id, p.body.id);
+    return r.body.status === 'executed' ? r.body : undefined;
+  }, 60_000);
+  expect(done.executed_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+  expect(await balanceOf(chain.node, to) - before).toBe(parseEther('0.25'));
 });
 
 test('an execution the Safe would revert (it cannot pay) ends rejected with closed_reason execution_failed; nothing is sent', async () => {

@@ -36,11 +36,15 @@ export const treasuryProposalRoutes = [
   }),
   route({
     method: 'POST', path: '/v1/treasury/:treasury_id/proposals/:proposal_id/sign', tag: 'Treasury Proposals', auth: 'principal',
-    summary: "Approve or reject as a signer. A user sends its EIP-712 signature of the SafeTx; an agent may omit it and the service signs with the agent's provisioned key",
+    summary: "Approve or reject as a signer. A user sends its EIP-712 signature of the SafeTx, or omits it when its ethereum treasury wallet is its signer address (then X-Auth-Confirm: the password or a rat_ token for treasury_wallet.send); an agent may omit it and the service signs with the agent's provisioned key",
     params: proposalParams, body: signProposalBody,
     success: { status: 200, description: 'The proposal (approved once the approvals of current signers reach the threshold)', schema: ProposalSchema },
-    errors: { 403: 'Not a signer of the treasury', 404: 'Not found', 409: 'Not pending or approved, expired, or the agent\'s key is not its signer address' },
-    handler: async ({ params, body, action, services: s }) => presentProposal(await s.treasuryProposals.sign(action, params.treasury_id, params.proposal_id, body)),
+    errors: {
+      401: "A user signing with its treasury wallet without X-Auth-Confirm, or with a wrong one", 403: 'Not a signer of the treasury',
+      404: 'Not found', 409: 'Not pending or approved, expired, or the agent\'s key is not its signer address',
+    },
+    handler: async ({ ctx, params, body, action, services: s }) => presentProposal(await s.treasuryProposals.sign(action, params.treasury_id, params.proposal_id,
+      { ...body, confirm: ctx.get('x-auth-confirm') || undefined })),
   }),
   route({
     method: 'POST', path: '/v1/treasury/:treasury_id/proposals/:proposal_id/execute', tag: 'Treasury Proposals', auth: 'principal',

@@ -16,6 +16,7 @@ import type { ActionContext } from '../../audit/action-context.ts';
 import type { ActionAudit } from '../../audit/action-audit.ts';
 import { callerOf, type Principal } from '../../auth/principal.ts';
 import type { AgentSigner } from '../../intents/signing-keys/signer.ts';
+import type { WalletDigestSigner } from '../wallets/wallet-digest-signer.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { Problem, badRequest, conflict, forbidden, invalidField, notFound } from '../../errors.ts';
 import { roleOf } from '../../access/roles.ts';
@@ -39,9 +40,14 @@ export type ProposalInput = {
   /** What the client computed (newer MCP client): refused when it is not what the chain gives. */
   expected_safe_tx_hash?: string; expected_nonce?: number;
 };
-export type SignInput = { decision: 'approve' | 'reject'; signature?: string; signer_address?: Address };
+/** `confirm`: X-Auth-Confirm, needed when a user approves with their treasury wallet's key (no `signature`). */
+export type SignInput = { decision: 'approve' | 'reject'; signature?: string; signer_address?: Address; confirm?: string };
 
-export type ProposalDeps = { db: () => EntityManager; audit: ActionAudit; safe: SafeChain; signer: AgentSigner; client: SafeTreasuryClient };
+/** `wallets`: humans' EVM treasury wallets (domain/treasury/wallets), a user's key when they omit the signature. */
+export type ProposalDeps = {
+  db: () => EntityManager; audit: ActionAudit; safe: SafeChain; signer: AgentSigner; client: SafeTreasuryClient;
+  wallets: Pick<WalletDigestSigner, 'evmAddress' | 'sign'>;
+};
 
 const OPEN: ProposalStatus[] = ['pending', 'approved'];
 const isPast = (d: Date | string) => new Date(d).getTime() <= Date.now();
@@ -116,7 +122,7 @@ export class ProposalCommands {
     const current = await findProposal(em, t.id, proposalId);
     if (!current) throw notFound('Proposal');
     this.checkOpen(current);
-    const signature = input.decision === 'approve' ? await this.approvalSignature(p, me, current, input.signature) : null;
+    const signature = input.decision === 'approve' ? await this.approvalSignature(p, me, current, input.signature, input.confirm) : null;
     const row = await em.transactional(async (tx) => {
       const locked = await findProposal(tx, t.id, proposalId, true);
       this.checkOpen(locked!);
@@ -199,11 +205,26 @@ export class ProposalCommands {
     if (role !== 'owner' && role !== 'admin') throw forbidden('Only the treasury\'s creator, a user signer, an owner or an admin can execute');
   }
 
-  /** The caller's signature over safe_tx_hash: checked when given, made with the agent's key when not. */
-  private async approvalSignature(p: Principal, me: SignerRow, proposal: ProposalRow, given: string | undefined): Promise<Hex> {
+  /**
+   * The caller's signature over safe_tx_hash: checked when given; when not, made with the agent's
+   * provisioned key, or with the user's EVM treasury wallet when that is their signer address
+   * (after the confirmation a send asks).
+   */
+  private async approvalSignature(p: Principal, me: SignerRow, proposal: ProposalRow, given: string | undefined, confirm: string | undefined): Promise<Hex> {
     const hash = proposal.safe_tx_hash as Hex;
+    if (given === undefined && p.type === 'user') {
+      const owner = { orgId: p.orgId, userId: p.id };
+      const wallet = await this.d.wallets.evmAddress(owner);
+      if (wallet !== me.signer_address) {
+        throw invalidField('signature', wallet === null
+          ? 'is required from a user without an ethereum treasury wallet: the EIP-712 signature of the SafeTx (eth_signTypedData_v4) by your signer address'
+          : `is required: your treasury wallet (${wallet}) is not your signer address on this treasury (${me.signer_address})`);
+      }
+      const sig = await this.d.wallets.sign(owner, Buffer.from(hash.slice(2), 'hex'), confirm);
+      if (sig.address !== me.signer_address) throw new Problem(409, 'Your treasury wallet changed while signing; sign again');
+      return packSignature(sig.r, sig.s, sig.recovery);
+    }
     if (given === undefined) {
-      if (p.type !== 'agent') throw invalidField('signature', 'is required from a user: the EIP-712 signature of the SafeTx (eth_signTypedData_v4) by your signer address');
       const sig = await this.d.signer.signDigest(p.orgId, p.id, 'ethereum', Buffer.from(hash.slice(2), 'hex'));
       if (sig.address !== me.signer_address) {
         throw new Problem(409, `The agent's active key (${sig.address}) is not its signer address on this treasury (${me.signer_address})`);
