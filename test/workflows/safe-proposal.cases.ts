@@ -45,12 +45,18 @@ export function safeProposalTests(h: () => Harness): void {
     const q = freshQueue('safe-expiry');
     let asked = 0;
     const expired: string[] = [];
-    const due = Date.now() + 500;
+    // Due 500 ms after the open proposal is first asked about, however late a busy machine starts the workflow.
+    let due: number | null = null;
     const activities = {
       async prepareExecution(): Promise<PrepareOutcome> { return { ended: 'x' }; },
       async startExecutionBroadcast() {},
       async settleExecution(): Promise<SettleOutcome> { return 'ended'; },
-      async proposalExpiryDue(id: string) { asked++; return id === 'closed' ? null : due; },
+      async proposalExpiryDue(id: string) {
+        asked++;
+        if (id === 'closed') return null;
+        due ??= Date.now() + 500;
+        return due;
+      },
       async expireProposal(id: string) { expired.push(id); return null; },
     };
     const [open, closed] = await withWorker(h(), q, activities, () => Promise.all(['open', 'closed'].map((id) =>

@@ -1,21 +1,9 @@
-// One signed transaction's way onto the chain (`tx:<transaction id>`): send the stored bytes
-// (retried with backoff while the node cannot be reached), then poll for the receipt, sending the
-// same bytes again now and then in case a node dropped them from its pool. It ends when the row
-// is confirmed or failed, or after MAX_WAIT without a receipt (the row then says so). Its only
-// input is the transaction id; the bytes stay in Postgres.
-import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
+// One signed transaction's way onto the chain (`tx:<transaction id>`): broadcast-loop.ts sends the
+// stored bytes, follows them to a receipt and resends them now and then. Its only input is the
+// transaction id; the bytes stay in Postgres.
+import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type { TransactionActivities } from '../../activities/transactions.ts';
-
-/** How long a broadcast transaction is followed before the record gives up on it. */
-const MAX_WAIT_MS = 24 * 3600_000;
-const FIRST_POLL_MS = 1_000;
-const MAX_POLL_MS = 30_000;
-/** The same bytes are sent again after this long without a receipt. */
-const RESEND_EVERY_MS = 60_000;
-/** Polls per run before continuing as new, so the history stays short. */
-const POLLS_PER_RUN = 500;
-
-type State = { startedAt: number; pollMs: number; sentAt: number };
+import { broadcastLoop, type BroadcastState } from './broadcast-loop.ts';
 
 const acts = proxyActivities<TransactionActivities>({
   // A call to the node times out after 10 s; a send may first wait for its sender's lower nonces
@@ -25,27 +13,11 @@ const acts = proxyActivities<TransactionActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
-export async function transactionBroadcastWorkflow(txId: string, state?: State): Promise<string> {
-  let s: State = state ?? { startedAt: Date.now(), pollMs: FIRST_POLL_MS, sentAt: 0 };
-  if (!state) {
-    const sent = await acts.sendTransaction(txId);
-    if (sent !== 'sent') return sent;
-    s = { ...s, sentAt: Date.now() };
-  }
-  for (let i = 0; i < POLLS_PER_RUN; i++) {
-    const r = await acts.checkTransactionReceipt(txId);
-    if (r !== 'pending') return r;
-    if (Date.now() - s.startedAt > MAX_WAIT_MS) {
-      await acts.giveUpTransaction(txId, 'No receipt within 24 hours of the broadcast; it may still be mined if a node keeps it');
-      return 'unconfirmed';
-    }
-    await sleep(s.pollMs);
-    s = { ...s, pollMs: Math.min(Math.round(s.pollMs * 1.5), MAX_POLL_MS) };
-    if (Date.now() - s.sentAt > RESEND_EVERY_MS) {
-      const again = await acts.sendTransaction(txId);
-      if (again !== 'sent') return again;
-      s = { ...s, sentAt: Date.now() };
-    }
-  }
-  return continueAsNew<typeof transactionBroadcastWorkflow>(txId, s);
+export async function transactionBroadcastWorkflow(txId: string, state?: BroadcastState): Promise<string> {
+  const r = await broadcastLoop({
+    send: () => acts.sendTransaction(txId),
+    receipt: () => acts.checkTransactionReceipt(txId),
+    giveUp: (reason) => acts.giveUpTransaction(txId, reason),
+  }, state);
+  return 'done' in r ? r.done : continueAsNew<typeof transactionBroadcastWorkflow>(txId, r.next);
 }
