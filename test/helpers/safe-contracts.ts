@@ -1,7 +1,9 @@
-// A real Safe on the test file's local EVM node: the Safe project's own compiled contracts from
+// A real Safe on a local EVM node: the Safe project's own compiled contracts from
 // @safe-global/safe-smart-account 1.5.0 (the singleton, SafeProxyFactory and
 // CompatibilityFallbackHandler), deployed with viem, and a Safe proxy set up with given owners and
-// threshold, as the Safe web app creates one. Read at test time from the package's JSON artifacts.
+// threshold, as the Safe web app creates one. Read at run time from the package's JSON artifacts.
+// Shared by the tests (the node is their in-process EvmNode) and `npm run safe`
+// (test/tools/local-safe.ts, any node that answers hardhat_setBalance over JSON-RPC).
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -10,19 +12,22 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { EvmNode } from './evm-node.ts';
-import { projectRoot } from './stack.ts';
 
 type Artifact = { abi: Abi; bytecode: Hex };
-const ARTIFACTS = path.join(projectRoot, 'node_modules/@safe-global/safe-smart-account/build/artifacts/contracts');
+// import.meta.dirname: this file runs both as an ES module (the tool) and compiled to CommonJS (jest).
+const ARTIFACTS = path.join(import.meta.dirname, '../../node_modules/@safe-global/safe-smart-account/build/artifacts/contracts');
 const artifact = (rel: string): Artifact => JSON.parse(fs.readFileSync(path.join(ARTIFACTS, rel), 'utf8')) as Artifact;
 
 export const SAFE = () => artifact('Safe.sol/Safe.json');
 const FACTORY = () => artifact('proxies/SafeProxyFactory.sol/SafeProxyFactory.json');
 const FALLBACK = () => artifact('handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json');
 
+/** What deploying needs of a node: its JSON-RPC URL, its chain id and a way to give an address ETH. */
+export type SafeNode = Pick<EvmNode, 'url' | 'chainId' | 'fund'>;
+
 export type SafeDeployment = { singleton: Address; factory: Address; fallbackHandler: Address; deployer: PrivateKeyAccount; client: PublicClient };
 
-function clients(node: EvmNode, account: PrivateKeyAccount) {
+function clients(node: SafeNode, account: PrivateKeyAccount) {
   const chain = defineChain({ id: node.chainId, name: `edr-${node.chainId}`, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [node.url] } } });
   return {
     wallet: createWalletClient({ account, chain, transport: http(node.url) }),
@@ -30,7 +35,7 @@ function clients(node: EvmNode, account: PrivateKeyAccount) {
   };
 }
 
-async function deploy(node: EvmNode, account: PrivateKeyAccount, a: Artifact): Promise<Address> {
+async function deploy(node: SafeNode, account: PrivateKeyAccount, a: Artifact): Promise<Address> {
   const { wallet, client } = clients(node, account);
   // An explicit gas limit: the node's block limit is above the per-transaction cap (EIP-7825), so estimating would ask for too much.
   const hash = await wallet.deployContract({ abi: a.abi, bytecode: a.bytecode, args: [], gas: 10_000_000n });
@@ -40,7 +45,7 @@ async function deploy(node: EvmNode, account: PrivateKeyAccount, a: Artifact): P
 }
 
 /** The singleton, the proxy factory and the fallback handler, deployed by a fresh funded key. */
-export async function deploySafeContracts(node: EvmNode): Promise<SafeDeployment> {
+export async function deploySafeContracts(node: SafeNode): Promise<SafeDeployment> {
   const deployer = privateKeyToAccount(generatePrivateKey());
   await node.fund(deployer.address, parseEther('100'));
   const singleton = await deploy(node, deployer, SAFE());
@@ -50,7 +55,7 @@ export async function deploySafeContracts(node: EvmNode): Promise<SafeDeployment
 }
 
 /** A new Safe proxy with these owners and threshold (setup() through createProxyWithNonce). */
-export async function createSafe(node: EvmNode, d: SafeDeployment, owners: Address[], threshold: number): Promise<Address> {
+export async function createSafe(node: SafeNode, d: SafeDeployment, owners: Address[], threshold: number): Promise<Address> {
   const { wallet, client } = clients(node, d.deployer);
   const initializer = encodeFunctionData({
     abi: SAFE().abi, functionName: 'setup',
