@@ -1,6 +1,6 @@
 // A worker killed with SIGKILL in the middle of a Safe proposal's execution sends execTransaction
 // exactly once. A real Safe (1.5.0 contracts) on a real EVM node (Sepolia's chain id) behind a
-// JSON-RPC proxy of this file, which the isolated stack's `sepolia` chain is pinned to
+// JSON-RPC proxy (test/helpers/killing-rpc-proxy.ts), which the isolated stack's `sepolia` chain is pinned to
 // (CHAIN_RPC_URLS). The proxy passes everything through except the first eth_sendRawTransaction
 // (the execTransaction the execution workflow recorded and its broadcast sends): it hands that to
 // the node, which mines it, then SIGKILLs the worker before answering. A new worker finds the
@@ -9,13 +9,12 @@
 // value paid once, every send the same bytes. Second case: the worker dies while the database
 // transaction that would store the signed execTransaction is open; nothing is stored, and the
 // new worker records and sends it once.
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { parseEther, zeroAddress, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { call, closeDb } from '../helpers/api.ts';
 import { waitFor } from '../helpers/stack.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';
+import { startKillingRpcProxy, type KillingRpcProxy } from '../helpers/killing-rpc-proxy.ts';
 import { startEvmNode, type EvmNode } from '../helpers/evm-node.ts';
 import { balanceOf, newAddress } from '../helpers/intents-chain.ts';
 import { createSafe, deploySafeContracts, readSafe, type SafeDeployment } from '../helpers/safe-contracts.ts';
@@ -25,67 +24,9 @@ import { historyText } from '../helpers/history-text.ts';
 const SEPOLIA = 11155111;
 const PASSWORD = 'correct-horse-battery';
 
-type Proxy = { url: string; sends: string[]; stop(): Promise<void>; arm(method: string): Promise<unknown> };
-
-/**
- * Forwards JSON-RPC to `target`. Once armed with a method, the next request calling it is
- * forwarded, then `kill()`, then the connection dropped unanswered; arm() resolves with the
- * node's answer the worker never got.
- */
-async function startKillingProxy(target: string, kill: () => Promise<void>): Promise<Proxy> {
-  const sends: string[] = [];
-  let armed: string | null = null;
-  let killedResolve!: (v: unknown) => void;
-  let killedReject!: (e: unknown) => void;
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try { parsed = JSON.parse(body); } catch { parsed = undefined; }
-        const calls = (Array.isArray(parsed) ? parsed : [parsed]) as { method?: unknown; params?: unknown }[];
-        const raw = calls.filter((c) => c && c.method === 'eth_sendRawTransaction').map((c) => String((c.params as unknown[] | undefined)?.[0]));
-        sends.push(...raw);
-        const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        const text = await upstream.text();
-        if (armed !== null && calls.some((c) => c && c.method === armed)) {
-          armed = null;
-          try {
-            await kill();
-            killedResolve(JSON.parse(text));
-          } catch (e) {
-            killedReject(e);
-          }
-          req.socket.destroy();
-          return;
-        }
-        res.writeHead(upstream.status, { 'content-type': 'application/json' }).end(text);
-      })().catch(() => { req.socket.destroy(); });
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, sends,
-    arm(method) {
-      armed = method;
-      const killed = new Promise((resolve, reject) => { killedResolve = resolve; killedReject = reject; });
-      return Promise.race([killed, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no ${method} reached the proxy within 60 s`)), 60_000).unref())]);
-    },
-    async stop() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 const stack = new IsolatedStack('safecrash');
 let node: EvmNode;
-let proxy: Proxy;
+let proxy: KillingRpcProxy;
 let base: string;
 let owner: string;
 let ownerId: string;
@@ -97,7 +38,7 @@ const userKey = privateKeyToAccount(generatePrivateKey());
 
 beforeAll(async () => {
   node = await startEvmNode({ chainId: SEPOLIA });
-  proxy = await startKillingProxy(node.url, () => stack.killWorker());
+  proxy = await startKillingRpcProxy(node.url, () => stack.killWorker());
   await stack.start({ KMS_BACKEND: 'local', CHAIN_RPC_URLS: `sepolia=${proxy.url}` });
   base = stack.apiUrl;
   const signup = await call('POST', '/v1/auth/signup', { base, body: { email: `${stack.namespace}@example.com`, password: PASSWORD } });
@@ -175,7 +116,7 @@ test('SIGKILL of the worker mid execTransaction send: a new worker finishes it; 
   // Execute: the workflow records execTransaction and its broadcast sends it; the proxy kills the worker mid-send.
   const killed = proxy.arm('eth_sendRawTransaction');
   expect((await call('POST', `/v1/treasury/${treasuryId}/proposals/${id}/execute`, { base, token: owner })).status).toBe(200);
-  expect(await killed).toMatchObject({ result: expect.stringMatching(/^0x/) });
+  expect((await killed).nodeAnswer).toMatchObject({ result: expect.stringMatching(/^0x/) });
   expect(await readSafe<bigint>(dep, safe, 'nonce')).toBe(1n); // the node mined it; the service never heard
   const atKill = (await stack.pool.query('SELECT status, transaction_id FROM treasury_proposals WHERE id = $1', [id])).rows[0];
   expect(atKill.status).toBe('executing');

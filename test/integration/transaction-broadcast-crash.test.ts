@@ -1,5 +1,5 @@
 // A worker killed with SIGKILL in the middle of a broadcast puts exactly one transaction on chain.
-// A real EVM node (Sepolia's chain id) sits behind a JSON-RPC proxy of this file, which the
+// A real EVM node (Sepolia's chain id) sits behind a JSON-RPC proxy (test/helpers/killing-rpc-proxy.ts), which the
 // isolated stack's `sepolia` chain is pinned to (CHAIN_RPC_URLS). The proxy passes everything
 // through, except the first eth_sendRawTransaction: it hands that to the node (which accepts and
 // mines it), then SIGKILLs the worker before answering, and never answers. So the hardest case:
@@ -11,15 +11,14 @@
 // fresh namespace on the shared Temporal server, so the test stack's own worker cannot pick up this
 // test's work.
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import proto from '@temporalio/proto';
 import { parseEther, parseTransaction, recoverTransactionAddress, type Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { call, closeDb } from '../helpers/api.ts';
 import { waitFor } from '../helpers/stack.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';
+import { startKillingRpcProxy, type KillingRpcProxy } from '../helpers/killing-rpc-proxy.ts';
 import { activityRetries, historyText } from '../helpers/history-text.ts';
 import { startEvmNode, type EvmNode } from '../helpers/evm-node.ts';
 import { balanceOf, newAddress, nonceOf } from '../helpers/intents-chain.ts';
@@ -30,84 +29,13 @@ const SEPOLIA = 11155111;
 const idOf = (v: unknown) => Number(String(v));
 const PASSWORD = 'correct-horse-battery';
 
-/** What the proxy saw and did. */
-type Proxy = {
-  url: string;
-  /** The params[0] of every eth_sendRawTransaction, in arrival order. */
-  sends: string[];
-  /** The node's answers to those requests (the first one never reached the worker). */
-  answers: string[];
-  /** Resolves once the worker is dead (with the node's answer to the send it never got, and when). */
-  killed: Promise<{ at: number; nodeAnswer: unknown }>;
-  stop(): Promise<void>;
-};
-
-/**
- * Forwards every JSON-RPC request to `target` and its answer back, except the first
- * eth_sendRawTransaction: forwarded (so the node has it), then `kill()`, then the connection is
- * destroyed without an answer.
- */
-async function startKillingProxy(target: string, kill: () => Promise<void>): Promise<Proxy> {
-  const sends: string[] = [];
-  const answers: string[] = [];
-  let armed = true;
-  let killedResolve!: (v: { at: number; nodeAnswer: unknown }) => void;
-  let killedReject!: (e: unknown) => void;
-  const killed = new Promise<{ at: number; nodeAnswer: unknown }>((resolve, reject) => { killedResolve = resolve; killedReject = reject; });
-  killed.catch(() => undefined); // awaited by the test; never an unhandled rejection here
-
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try { parsed = JSON.parse(body); } catch { parsed = undefined; }
-        const calls = (Array.isArray(parsed) ? parsed : [parsed]) as { method?: unknown; params?: unknown }[];
-        const rawSends = calls.filter((c) => c && c.method === 'eth_sendRawTransaction').map((c) => String((c.params as unknown[] | undefined)?.[0]));
-        sends.push(...rawSends);
-        const upstream = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-        const text = await upstream.text();
-        if (rawSends.length > 0) answers.push(text);
-        if (rawSends.length > 0 && armed) {
-          armed = false;
-          try {
-            await kill(); // the node has the transaction; the worker that sent it dies before hearing back
-            killedResolve({ at: Date.now(), nodeAnswer: JSON.parse(text) });
-          } catch (e) {
-            killedReject(e);
-          }
-          req.socket.destroy();
-          return;
-        }
-        res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(text);
-      })().catch(() => { req.socket.destroy(); });
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    sends,
-    answers,
-    killed,
-    async stop() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 const stack = new IsolatedStack('txcrash');
 let node: EvmNode;
-let proxy: Proxy;
+let proxy: KillingRpcProxy;
 
 beforeAll(async () => {
   node = await startEvmNode({ chainId: SEPOLIA });
-  proxy = await startKillingProxy(node.url, () => stack.killWorker());
+  proxy = await startKillingRpcProxy(node.url, () => stack.killWorker());
   // No OUTBOUND_ALLOW_CIDRS: a chain's rpc_url is operator configuration, called directly (domain/chains/chain-rpc.ts).
   await stack.start({ KMS_BACKEND: 'local', CHAIN_RPC_URLS: `sepolia=${proxy.url}` });
 }, 180_000);
@@ -140,6 +68,7 @@ test('SIGKILL of the worker in the middle of eth_sendRawTransaction (the node to
   const to = newAddress();
 
   // The submit: signed once (201), its broadcast workflow started; the proxy kills the worker mid-send.
+  const killed = proxy.arm('eth_sendRawTransaction');
   const tSubmit = Date.now();
   const r = await call('POST', `/v1/agents/${agentId}/transactions`, { base, token: agent, body: { chain: 'sepolia', to, value: '0.5' } });
   expect(r.status).toBe(201);
@@ -150,10 +79,7 @@ test('SIGKILL of the worker in the middle of eth_sendRawTransaction (the node to
   expect(await recoverTransactionAddress({ serializedTransaction: signedTx as never })).toBe(from);
   expect(parseTransaction(signedTx)).toMatchObject({ chainId: SEPOLIA, to: to.toLowerCase(), value: parseEther('0.5'), nonce: 0 });
 
-  const { at: tKilled, nodeAnswer } = await Promise.race([
-    proxy.killed,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no eth_sendRawTransaction reached the proxy within 60 s')), 60_000).unref()),
-  ]);
+  const { at: tKilled, nodeAnswer } = await killed;
   // At the kill: the node accepted the bytes and mined them; the service never learned it did.
   expect(nodeAnswer).toMatchObject({ result: txHash });
   expect(proxy.sends).toEqual([signedTx]);
