@@ -24,9 +24,10 @@ export async function hasQuickLinks(em: EntityManager, approvalId: string): Prom
 }
 
 /** A link for one human; false when that human already has one for this approval. */
-export async function insertQuickLink(tx: EntityManager, l: { approvalId: string; userId: string; digest: string; expiresAt: Date }): Promise<boolean> {
+/** `lifeSeconds`: counted on the database's clock from the row's created_at, so its life is exact. */
+export async function insertQuickLink(tx: EntityManager, l: { approvalId: string; userId: string; digest: string; lifeSeconds: number }): Promise<boolean> {
   const row = await query(tx).insertInto('approval_quick_links').values({
-    id: randomUUID(), approval_id: l.approvalId, user_id: l.userId, token_digest: l.digest, expires_at: l.expiresAt,
+    id: randomUUID(), approval_id: l.approvalId, user_id: l.userId, token_digest: l.digest, expires_at: sql<Date>`now() + make_interval(secs => ${l.lifeSeconds})`,
   }).onConflict((oc) => oc.columns(['approval_id', 'user_id']).doNothing()).returning('id').executeTakeFirst();
   return row !== undefined;
 }

@@ -32,11 +32,10 @@ export class ApprovalQuickLinks {
   async mailApprovers(a: ApprovalRow): Promise<number> {
     return this.d.mailer.transaction(this.d.em(), async (tx, send) => {
       if (a.status !== 'pending' || await hasQuickLinks(tx, a.id)) return 0;
-      const expiresAt = new Date(Date.now() + QUICK_LINK_TTL_MS);
       let mailed = 0;
       for (const human of await approversOf(tx, a.org_id)) {
         const token = QUICK_LINK_PREFIX + randomBytes(32).toString('base64url');
-        if (!await insertQuickLink(tx, { approvalId: a.id, userId: human.id, digest: quickLinkDigest(token), expiresAt })) continue;
+        if (!await insertQuickLink(tx, { approvalId: a.id, userId: human.id, digest: quickLinkDigest(token), lifeSeconds: QUICK_LINK_TTL_MS / 1000 })) continue;
         await send({ to: human.email, subject: `Approval requested: ${a.action} (risk tier ${a.risk_tier})`, text: this.text(a, token) });
         mailed++;
       }

@@ -41,7 +41,7 @@ const decide = (a: Account, id: string, decision: string, headers: Record<string
   call('POST', `/v1/approvals/${id}/decide`, { token: a.token, body: { decision }, headers });
 
 const eventsOf = async (approvalId: string) => (await db().query(
-  "SELECT event_type, payload FROM event_outbox WHERE payload->>'approval_id' = $1 ORDER BY created_at", [approvalId])).rows as { event_type: string; payload: any }[];
+  "SELECT event_type, payload FROM event_outbox WHERE payload->>'approval_id' = $1 ORDER BY seq", [approvalId])).rows as { event_type: string; payload: any }[];
 
 const storedStatus = async (id: string) => (await db().query('SELECT status FROM approvals WHERE id = $1', [id])).rows[0]?.status as string;
 
