@@ -162,7 +162,7 @@ test('propose (agent with approved access) → sign twice (agent by its key, use
   expect(receipt.to.toLowerCase()).toBe(safe.toLowerCase());
   expect(receipt.from.toLowerCase()).toBe(agent.address.toLowerCase());
 
-  const { rows } = await db().query("SELECT event_type FROM event_outbox WHERE org_id = $1 AND payload->>'proposal_id' = $2 ORDER BY created_at", [owner.orgId, id]);
+  const { rows } = await db().query("SELECT event_type FROM event_outbox WHERE org_id = $1 AND payload->>'proposal_id' = $2 ORDER BY seq", [owner.orgId, id]);
   expect(rows.map((r) => r.event_type)).toEqual(['proposal.created', 'proposal.signed', 'proposal.signed', 'proposal.executed']);
   expect((await call('POST', T(t.id, `/proposals/${id}/execute`), { token: owner.token })).status).toBe(409);
 
