@@ -8,6 +8,7 @@
 import { call, closeDb, db, eventually, joinAsMember, mailTo, signup, type Account, type Res } from '../helpers/api.ts';
 import { agentJwt, registerAgent, type Agent } from '../helpers/agent-fixtures.ts';
 import { enableTotp, codeNext } from '../helpers/totp.ts';
+import { checkResponse } from '../helpers/response-check.ts';
 
 afterAll(async () => { await closeDb(); });
 
@@ -160,9 +161,16 @@ async function quickToken(to: Account, id: string): Promise<string> {
   return m[1]!;
 }
 
-/** Opens a link the way a browser would, but stops at the redirect. */
-const openLink = (token: string, decision: string) =>
-  fetch(`${process.env.TEST_API_URL}/v1/approvals/quick-decide?token=${encodeURIComponent(token)}&decision=${encodeURIComponent(decision)}`, { redirect: 'manual' });
+/** Opens a link the way a browser would, but stops at the redirect; the answer is checked as call() checks one. */
+async function openLink(token: string, decision: string): Promise<{ status: number; headers: Headers; body: any }> {
+  const url = `/v1/approvals/quick-decide?token=${encodeURIComponent(token)}&decision=${encodeURIComponent(decision)}`;
+  const r = await fetch(`${process.env.TEST_API_URL}${url}`, { redirect: 'manual' });
+  const text = await r.text();
+  let body: any;
+  try { body = text ? JSON.parse(text) : undefined; } catch { body = text; }
+  await checkResponse(process.env.TEST_API_URL!, { method: 'GET', url, status: r.status, contentType: r.headers.get('content-type'), body, text });
+  return { status: r.status, headers: r.headers, body };
+}
 
 describe('quick-decide links', () => {
   let s: Setup;
@@ -184,18 +192,18 @@ describe('quick-decide links', () => {
 
     const wrong = await openLink(adminToken, 'approve');
     expect(wrong.status).toBe(400);
-    expect(((await wrong.json()) as any).detail).toMatch(/decision/);
+    expect(wrong.body.detail).toMatch(/decision/);
 
     const r = await openLink(adminToken, 'rejected');
     expect(r.status).toBe(302);
     expect(r.headers.get('location')).toMatch(new RegExp(`/approvals/${a.id}\\?decided=true$`));
-    expect(await r.json()).toEqual({ approval_id: a.id, status: 'rejected', location: r.headers.get('location') });
+    expect(r.body).toEqual({ approval_id: a.id, status: 'rejected', location: r.headers.get('location') });
     const got = await call('GET', `/v1/approvals/${a.id}`, { token: s.owner.token });
     expect(got.body).toMatchObject({ status: 'rejected', decided_by: s.admin.userId });
 
     const again = await openLink(adminToken, 'rejected');
     expect(again.status).toBe(410);
-    expect(((await again.json()) as any).detail).toMatch(/already used/);
+    expect(again.body.detail).toMatch(/already used/);
     // The owner's own link: the approval is no longer pending.
     expect((await openLink(ownerToken, 'approved')).status).toBe(409);
     expect((await openLink('aqd_' + 'x'.repeat(43), 'approved')).status).toBe(404);
@@ -206,7 +214,7 @@ describe('quick-decide links', () => {
     const token = await quickToken(s.owner, a.id);
     const r = await openLink(token, 'approved');
     expect(r.status).toBe(403);
-    const body = (await r.json()) as any;
+    const body = (r.body) as any;
     expect(body).toMatchObject({ type: 'step_up_required', approval_id: a.id, risk_tier: 2 });
     expect(body.dashboard_url).toMatch(new RegExp(`/approvals/${a.id}$`));
     expect(body.detail).toMatch(/dashboard/);
