@@ -13,6 +13,7 @@
 //   5. the broadcast workflow `treasury-transfer:<id>` (client.ts) sends exactly those bytes.
 // A crash after 4 loses nothing (the sweeper starts the workflow), and no retry can send a second
 // transaction: every send is of the same bytes, hence the same hash and nonce.
+import { confirmWalletUse } from './wallet-confirmation.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -20,9 +21,7 @@ import type { ActionContext } from '../../audit/action-context.ts';
 import type { ActionAudit } from '../../audit/action-audit.ts';
 import type { Kms } from '../../crypto/kms/kms.ts';
 import type { StepUp } from '../../accounts/step-up.ts';
-import { isReauthToken } from '../../accounts/step-up.ts';
-import { loadAccount } from '../../accounts/user-repository.ts';
-import { Problem, conflict, forbidden, invalidField } from '../../errors.ts';
+import { Problem, conflict, invalidField } from '../../errors.ts';
 import type { WalletFamilies } from './families.ts';
 import type { TreasuryTransfersClient } from './client.ts';
 import { walletOwner } from './wallet-access.ts';
@@ -67,14 +66,9 @@ export class TransferCommands {
       throw invalidField('X-Passkey-Tx-Digest', 'is not the digest of this transfer (SHA-256 hex of chain|to|value_wei|data, see docs/treasury.md)');
     }
     const confirm = proof.confirm ?? proof.passkeyToken;
-    const account = await loadAccount(em, owner.userId);
-    if (!account.password_hash && !(confirm && isReauthToken(confirm))) {
-      throw forbidden('Sending from a treasury wallet needs a re-authentication: set a password first, or send a rat_ token for treasury_wallet.send (POST /v1/auth/reauth)');
-    }
-    await this.d.stepUp.confirm(em, account, confirm, {
-      purpose: 'treasury_wallet.send',
-      target: txDigest,
-      wrong: () => new Problem(401, 'Confirm in the X-Auth-Confirm header (your account password, or a rat_ token for treasury_wallet.send), or send X-Passkey-Token from a passkey assertion for this transfer'),
+    await confirmWalletUse(this.d.stepUp, em, owner.userId, confirm, {
+      purpose: 'treasury_wallet.send', target: txDigest, doing: 'Sending from a treasury wallet',
+      wrong: 'Confirm in the X-Auth-Confirm header (your account password, or a rat_ token for treasury_wallet.send), or send X-Passkey-Token from a passkey assertion for this transfer',
     });
 
     const wallet = await activeWallet(em, owner, family.family);

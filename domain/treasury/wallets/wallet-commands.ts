@@ -2,6 +2,7 @@
 // chains or every family the deployment supports, list (active, or with history), get, balance,
 // export, rotate and deactivate. Keys are made and sealed as treasury-keys.ts says; each command
 // owns its transaction and its audit record (public facts only, never a key).
+import { confirmWalletUse } from './wallet-confirmation.ts';
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -11,10 +12,8 @@ import type { Kms } from '../../crypto/kms/kms.ts';
 import type { StepUp } from '../../accounts/step-up.ts';
 import type { Limiter } from '../../ratelimit/limiter.ts';
 import type { LimitSpec } from '../../ratelimit/limiter.ts';
-import { isReauthToken } from '../../accounts/step-up.ts';
-import { loadAccount } from '../../accounts/user-repository.ts';
 import { subjectOf } from '../../auth/principal.ts';
-import { Problem, conflict, forbidden, invalidField } from '../../errors.ts';
+import { Problem, conflict, invalidField } from '../../errors.ts';
 import { isUuid } from '../../ids.ts';
 import type { WalletChainFamily, WalletNetwork } from './chain-families.ts';
 import type { WalletFamilies } from './families.ts';
@@ -107,13 +106,9 @@ export class WalletCommands {
     const family = await this.d.families.resolve(em, rawChain);
     const wait = await this.d.exports.take(owner.userId);
     if (wait > 0) throw new Problem(429, 'Too many treasury key exports; retry later', { headers: { 'Retry-After': String(Math.ceil(wait)) } });
-    const account = await loadAccount(em, owner.userId);
-    if (!account.password_hash && !(confirm && isReauthToken(confirm))) {
-      throw forbidden('Exporting a treasury key needs a re-authentication: set a password first, or send a rat_ token for treasury_wallet.export (POST /v1/auth/reauth)');
-    }
-    await this.d.stepUp.confirm(em, account, confirm, {
-      purpose: 'treasury_wallet.export',
-      wrong: () => new Problem(401, 'Confirm in the X-Auth-Confirm header: your account password, or a rat_ token for treasury_wallet.export'),
+    await confirmWalletUse(this.d.stepUp, em, owner.userId, confirm, {
+      purpose: 'treasury_wallet.export', doing: 'Exporting a treasury key',
+      wrong: 'Confirm in the X-Auth-Confirm header: your account password, or a rat_ token for treasury_wallet.export',
     });
     let wallet: WalletRow | null;
     if (walletId !== undefined) {

@@ -4,13 +4,12 @@
 // confirmation as a send: X-Auth-Confirm with the password, or a rat_ token for
 // treasury_wallet.send bound to this digest. The key is unsealed for the moment of the signature
 // and zeroed after it (treasury-keys.ts).
+import { confirmWalletUse } from './wallet-confirmation.ts';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import type { Kms } from '../../crypto/kms/kms.ts';
 import type { StepUp } from '../../accounts/step-up.ts';
-import { isReauthToken } from '../../accounts/step-up.ts';
-import { loadAccount } from '../../accounts/user-repository.ts';
-import { Problem, forbidden } from '../../errors.ts';
+import { Problem } from '../../errors.ts';
 import { activeWallet, keyOf, type Owner } from './wallet-repository.ts';
 import { unsealKey } from './treasury-keys.ts';
 
@@ -31,14 +30,10 @@ export class WalletDigestSigner {
   /** The owner's active EVM wallet's signature over `digest`, once `confirm` passes; 404 without a wallet. */
   async sign(owner: Owner, digest: Buffer, confirm: string | undefined): Promise<DigestSignature> {
     const em = this.d.db();
-    const account = await loadAccount(em, owner.userId);
-    if (!account.password_hash && !(confirm && isReauthToken(confirm))) {
-      throw forbidden('Signing with a treasury wallet needs a re-authentication: set a password first, or send a rat_ token for treasury_wallet.send (POST /v1/auth/reauth)');
-    }
     const target = `0x${digest.toString('hex')}`;
-    await this.d.stepUp.confirm(em, account, confirm, {
-      purpose: 'treasury_wallet.send', target,
-      wrong: () => new Problem(401, `Signing with your treasury wallet needs X-Auth-Confirm: your account password, or a rat_ token for treasury_wallet.send with target ${target}`),
+    await confirmWalletUse(this.d.stepUp, em, owner.userId, confirm, {
+      purpose: 'treasury_wallet.send', target, doing: 'Signing with a treasury wallet',
+      wrong: `Signing with your treasury wallet needs X-Auth-Confirm: your account password, or a rat_ token for treasury_wallet.send with target ${target}`,
     });
     const wallet = await activeWallet(em, owner, 'ethereum');
     if (!wallet) throw new Problem(404, 'You have no active ethereum treasury wallet');
