@@ -19,6 +19,7 @@ import { TransactionsClient } from '../domain/intents/transactions/client.ts';
 import { heldTransactionsOlderThan } from '../domain/intents/transactions/transaction-repository.ts';
 import { ACCESS_APPROVAL_TARGET } from '../domain/treasury/safe/access-commands.ts';
 import { accessRequestResumer } from '../domain/treasury/safe/access-approval-resumer.ts';
+import { PROPOSAL_APPROVAL_TARGET, proposalApprovalResumer } from '../domain/treasury/safe/proposal-approval.ts';
 
 /** A human's decision, as the approvals client hands it to the workflow (workflows/approvals/approval-messages.ts). */
 export type ApprovalDecisionMessage = {
@@ -94,6 +95,7 @@ export const approvalsArea: TemporalArea = {
     // The extension point: one resumer per target_type.
     resumers: {
       [ACCESS_APPROVAL_TARGET]: accessRequestResumer(dp.em),
+      [PROPOSAL_APPROVAL_TARGET]: proposalApprovalResumer(dp.em),
       [HELD_TRANSACTION_TARGET]: heldTransactionResumer(new HeldTransactions({
         db: dp.em, rpc: dp.chainRpc, signer: new AgentSigner({ db: dp.em, kms: dp.kms }), client: new TransactionsClient(dp.temporal, dp.log),
       })),

@@ -22,13 +22,14 @@ import type { StepUp } from '../domain/accounts/step-up.ts';
 export function safeTreasuryServices(d: {
   db: () => EntityManager; kms: Kms; audit: ActionAudit; stepUp: StepUp; temporal: Client; log: Logger; rpcOverrides: ReadonlyMap<string, string>;
 }): Pick<ApiServices, 'treasuries' | 'treasuryAccess' | 'treasuryProposals'> {
+  const waits = new ApprovalsClient(d.temporal, d.log);
   const rpc = new ChainRpc({ chainById: (chainId) => findChain(d.db(), { by: 'chain_id', chainId }), rpcOverrides: d.rpcOverrides });
   return {
     treasuries: new TreasuryCommands({ db: d.db, audit: d.audit }),
-    treasuryAccess: new AccessRequestCommands({ db: d.db, audit: d.audit, waits: new ApprovalsClient(d.temporal, d.log) }),
+    treasuryAccess: new AccessRequestCommands({ db: d.db, audit: d.audit, waits }),
     treasuryProposals: new ProposalCommands({
       db: d.db, audit: d.audit, safe: new SafeChain(rpc), signer: new AgentSigner({ db: d.db, kms: d.kms }), client: new SafeTreasuryClient(d.temporal, d.log),
-      wallets: new WalletDigestSigner({ db: d.db, kms: d.kms, stepUp: d.stepUp }),
+      wallets: new WalletDigestSigner({ db: d.db, kms: d.kms, stepUp: d.stepUp }), waits,
     }),
   };
 }

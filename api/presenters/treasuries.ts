@@ -81,8 +81,13 @@ export const ProposalSchema = shape('TreasuryProposal', z.object({
   nonce: z.number().int().nullable(),
   /** The reference's statuses: a cancelled proposal, or one whose execution failed, is rejected (closed_reason says which). */
   status: z.enum(REFERENCE_STATUSES),
-  /** Why a rejected proposal closed when no signer rejected it: the proposer cancelled it, or its execution failed (error_message). */
-  closed_reason: z.enum(['cancelled', 'execution_failed']).optional(),
+  /**
+   * Why a rejected proposal closed when no signer rejected it: the proposer cancelled it, its
+   * execution failed, or a human rejected the agent's proposal in the approval queue (error_message says which).
+   */
+  closed_reason: z.enum(['cancelled', 'execution_failed', 'approval_rejected']).optional(),
+  /** An agent's proposal: its approval in /v1/approvals, which a human approves before it can be executed. */
+  approval_id: uuid.optional(),
   threshold: z.number().int(),
   expires_at: timestamp.nullable(),
   executed_tx_hash: z.string().nullable(),
@@ -113,11 +118,17 @@ export const presentAccessRequest = (r: AccessRequestRow): z.output<typeof Acces
 
 export const presentAccessRequestList = (rows: AccessRequestRow[]): z.output<typeof AccessRequestListSchema> => ({ requests: rows.map(presentAccessRequest) });
 
+function closedReason(p: ProposalView): z.output<typeof ProposalSchema>['closed_reason'] {
+  if (p.status === 'cancelled' || p.status === 'failed') return CLOSED_REASONS[p.status];
+  // Only the approval queue's resumer closes a rejected proposal with a message (proposal-approval.ts).
+  return p.status === 'rejected' && p.error_message !== null ? 'approval_rejected' : undefined;
+}
+
 export const presentProposal = (p: ProposalView): z.output<typeof ProposalSchema> => ({
   id: p.id, treasury_id: p.treasury_id, proposed_by: p.proposed_by, proposed_by_type: p.proposed_by_type, chain: p.chain, chain_id: p.chain_id,
   safe_address: p.safe_address, to_address: p.to_address, value_wei: p.value_wei.toString(), data_hex: p.data_hex, operation: p.operation,
   safe_tx_hash: p.safe_tx_hash, nonce: p.nonce, status: referenceStatus(p.status),
-  closed_reason: p.status === 'cancelled' || p.status === 'failed' ? CLOSED_REASONS[p.status] : undefined, threshold: p.threshold, expires_at: isoAlways(p.expires_at),
+  closed_reason: closedReason(p), approval_id: omitNull(p.approval_id), threshold: p.threshold, expires_at: isoAlways(p.expires_at),
   executed_tx_hash: p.executed_tx_hash, executed_at: p.executed_at ? isoAlways(p.executed_at) : null, error_message: omitNull(p.error_message),
   signatures: p.signatures.map((s) => ({
     id: s.id, signer_id: s.signer_id, signer_type: s.signer_type, signer_address: s.signer_address, signature: omitNull(s.signature), decision: s.decision,

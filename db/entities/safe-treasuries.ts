@@ -88,6 +88,8 @@ export const TreasuryProposal = defineEntity({
     executed_tx_hash: p.text().nullable(),
     executed_at: p.datetime().nullable(),
     error_message: p.text().nullable(),
+    /** An agent's proposal: its approval in the queue, approved before the proposal can execute. */
+    approval_id: p.uuid().nullable(),
     created_at: p.datetime().defaultRaw('now()'),
     updated_at: p.datetime().defaultRaw('now()'),
   },

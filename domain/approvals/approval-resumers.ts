@@ -2,9 +2,9 @@
 // an approval's workflow ends (workflows/approvals/approval-wait.ts), the resumer registered for
 // its target_type is told the outcome: approved carries the action out, rejected or expired ends
 // it without effect. Approvals of a type nobody registered (an agent that polls its own) need no
-// resumer. Registered in activities/approvals.ts: today `agent_transaction` (an Intents
-// transaction above its agent's tx_approval_threshold_eth); a treasury access request
-// (`treasury_access_request`) or proposal plugs in the same way. Automation runs are not here:
+// resumer. Registered in activities/approvals.ts: `agent_transaction` (an Intents transaction
+// above its agent's tx_approval_threshold_eth), `treasury_access_request` and `treasury_proposal`
+// (an agent's Safe proposal, domain/treasury/safe/proposal-approval.ts). Automation runs are not here:
 // their own workflow waits on their approvals (RunApprovalGate).
 import type { ApprovalRow } from './approval-repository.ts';
 

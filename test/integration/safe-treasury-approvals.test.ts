@@ -138,6 +138,12 @@ test('an agent proposes, two humans approve with their treasury wallets (the ser
     expect(await recoverAddress({ hash: onChainHash as Hex, signature: sig.signature as Hex })).toBe(sig.signer_address);
   }
 
+  // The agent's proposal waits in the approval queue too: the owner approves it there (tier 2, the password).
+  const approval = await call('POST', `/v1/approvals/${p.body.approval_id}/decide`, {
+    token: owner.token, headers: { 'x-auth-confirm': PASSWORD }, body: { decision: 'approve' },
+  });
+  expect(approval.body.status).toBe('approved');
+
   const before = await balanceOf(chain.node, to);
   expect((await call('POST', T(t.id, `/proposals/${p.body.id}/execute`), { token: owner.token })).body.status).toBe('executing');
   const done = await eventually('executed', async () => {
@@ -146,4 +152,48 @@ test('an agent proposes, two humans approve with their treasury wallets (the ser
   }, 60_000);
   expect(done.executed_tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
   expect(await balanceOf(chain.node, to) - before).toBe(parseEther('0.25'));
+});
+
+test("an agent's proposal in the approval queue: rejected there, the proposal is rejected; cancelled or rejected by its signers, its approval expires; a human's proposal opens none", async () => {
+  const safe = await w.newSafe();
+  const t = await w.newTreasury(safe);
+  await w.approvedAccess(t.id);
+  const propose = async (token: string) => {
+    const r = await call('POST', T(t.id, '/proposals'), { token, body: { to_address: newAddress(), value_wei: '1', chain: chain.name } });
+    expect(r.status).toBe(201);
+    return r.body;
+  };
+  const approvalOf = async (id: string) => (await call('GET', `/v1/approvals/${id}`, { token: owner.token })).body;
+
+  // Rejected in the queue (tier 2: X-Auth-Confirm): the workflow rejects the proposal, with proposal.cancelled.
+  const p1 = await propose(agent.token);
+  const rejected = await call('POST', `/v1/approvals/${p1.approval_id}/decide`, {
+    token: owner.token, headers: { 'x-auth-confirm': PASSWORD }, body: { decision: 'reject', reason: 'not this supplier' },
+  });
+  expect(rejected.body.status).toBe('rejected');
+  const closed = await eventually('the proposal rejected by the approval workflow', async () => {
+    const r = await w.proposalOf(t.id, p1.id);
+    return r.body.status === 'rejected' ? r.body : undefined;
+  }, 30_000);
+  expect(closed).toMatchObject({ closed_reason: 'approval_rejected', error_message: 'Rejected in the approval queue: not this supplier' });
+  const { rows } = await db().query("SELECT payload FROM event_outbox WHERE event_type = 'proposal.cancelled' AND payload->>'proposal_id' = $1", [p1.id]);
+  expect(rows.map((r) => r.payload)).toEqual([expect.objectContaining({ reason: 'approval_rejected', cancelled_by: owner.userId })]);
+  expect((await call('POST', T(t.id, `/proposals/${p1.id}/sign`), { token: agent.token, body: { decision: 'approve' } })).status).toBe(409);
+
+  // Cancelled by its proposer: the approval leaves the queue as expired.
+  const p2 = await propose(agent.token);
+  expect((await call('DELETE', T(t.id, `/proposals/${p2.id}`), { token: agent.token })).status).toBe(204);
+  expect(await approvalOf(p2.approval_id)).toMatchObject({ status: 'expired' });
+
+  // Rejected by enough signers (2 of 3 say no to a 2-of-3): its approval expires too.
+  const p3 = await propose(agent.token);
+  await call('POST', T(t.id, `/proposals/${p3.id}/sign`), { token: agent.token, body: { decision: 'reject' } });
+  expect((await call('POST', T(t.id, `/proposals/${p3.id}/sign`), { token: owner.token, body: { decision: 'reject' } })).body.status).toBe('rejected');
+  expect(await approvalOf(p3.approval_id)).toMatchObject({ status: 'expired' });
+  const pending = await call('GET', '/v1/approvals?status=pending', { token: owner.token });
+  expect(pending.body.approvals.filter((a: any) => [p1.id, p2.id, p3.id].includes(a.target_id))).toEqual([]);
+
+  // A human's own proposal waits for no approval.
+  const mine = await propose(owner.token);
+  expect(mine.approval_id).toBeUndefined();
 });

@@ -107,6 +107,26 @@ test('propose (agent with approved access) → sign twice (agent by its key, use
   expect(s2.status).toBe(200);
   expect(s2.body.status).toBe('approved');
 
+  // An agent's proposal also waits in the approval queue (tier 2: X-Auth-Confirm); unapproved there, it cannot execute.
+  expect(p.body.approval_id).toEqual(expect.any(String));
+  const inQueue = await call('GET', `/v1/approvals/${p.body.approval_id}`, { token: owner.token });
+  expect(inQueue.body).toMatchObject({
+    action: 'treasury.proposal', target_type: 'treasury_proposal', target_id: id, agent_id: agent.id, user_id: owner.userId, risk_tier: 2, status: 'pending',
+    summary: { treasury_id: t.id, to_address: to, value_wei: body.value_wei, safe_tx_hash: onChainHash, nonce: 0 },
+  });
+  const waiting = await call('POST', T(t.id, `/proposals/${id}/execute`), { token: owner.token });
+  expect(waiting.status).toBe(409);
+  expect(waiting.body.detail).toMatch(/approval queue/);
+  const decide = (headers: Record<string, string>) =>
+    call('POST', `/v1/approvals/${p.body.approval_id}/decide`, { token: owner.token, headers, body: { decision: 'approve', reason: 'invoice checked' } });
+  expect((await decide({})).status).toBe(401);
+  expect((await decide({ 'x-auth-confirm': owner.password })).body.status).toBe('approved');
+  await eventually('the approval workflow to settle the proposal', async () => {
+    const { rows } = await db().query("SELECT 1 FROM event_outbox WHERE event_type = 'pending_approval.executed' AND payload->>'approval_id' = $1", [p.body.approval_id]);
+    return rows.length === 1 ? true : undefined;
+  }, 30_000);
+  expect((await proposalOf(t.id, id)).body.status).toBe('approved');
+
   // Agents never execute; the owner does, and the workflow sends execTransaction from the agent's key.
   expect((await call('POST', T(t.id, `/proposals/${id}/execute`), { token: agent.token })).status).toBe(403);
   const ex = await call('POST', T(t.id, `/proposals/${id}/execute`), { token: owner.token });

@@ -31,6 +31,8 @@ import {
 } from './proposal-repository.ts';
 import { countingApprovals, countingRejections, proposalEventData, withSignatures, type ProposalView } from './proposal-view.ts';
 import { gasPayerOf } from './gas-payer.ts';
+import { closeProposalApproval, openProposalApproval, requireApprovedProposal } from './proposal-approval.ts';
+import type { ApprovalsClient } from '../../approvals/client.ts';
 
 /** How long a proposal waits for its signatures unless its proposer says otherwise. */
 export const DEFAULT_PROPOSAL_TTL_SECONDS = 7 * 24 * 3600;
@@ -43,10 +45,13 @@ export type ProposalInput = {
 /** `confirm`: X-Auth-Confirm, needed when a user approves with their treasury wallet's key (no `signature`). */
 export type SignInput = { decision: 'approve' | 'reject'; signature?: string; signer_address?: Address; confirm?: string };
 
-/** `wallets`: humans' EVM treasury wallets (domain/treasury/wallets), a user's key when they omit the signature. */
+/**
+ * `wallets`: humans' EVM treasury wallets (domain/treasury/wallets), a user's key when they omit
+ * the signature; `waits`: the approval queue's workflows (an agent's proposal waits there).
+ */
 export type ProposalDeps = {
   db: () => EntityManager; audit: ActionAudit; safe: SafeChain; signer: AgentSigner; client: SafeTreasuryClient;
-  wallets: Pick<WalletDigestSigner, 'evmAddress' | 'sign'>;
+  wallets: Pick<WalletDigestSigner, 'evmAddress' | 'sign'>; waits: Pick<ApprovalsClient, 'startWait'>;
 };
 
 const OPEN: ProposalStatus[] = ['pending', 'approved'];
@@ -80,11 +85,19 @@ export class ProposalCommands {
       throw invalidField('safe_tx_hash', `is not this SafeTx's hash on the Safe's nonce ${nonce} (${hash})`);
     }
     const ttl = input.expires_in_seconds ?? DEFAULT_PROPOSAL_TTL_SECONDS;
+    const expiresAt = new Date(Date.now() + ttl * 1000);
     const row = await em.transactional(async (tx) => {
+      const id = randomUUID();
+      // An agent's proposal also waits for a human in the approval queue (proposal-approval.ts).
+      const approvalId = p.type === 'agent'
+        ? await openProposalApproval(tx, {
+          proposalId: id, agentId: p.id, treasury: t, expiresAt, to_address: input.to_address, value_wei: input.value_wei, safe_tx_hash: hash, nonce: Number(nonce),
+        })
+        : null;
       const r = await insertProposal(tx, {
-        id: randomUUID(), org_id: t.org_id, treasury_id: t.id, proposed_by: p.id, proposed_by_type: p.type, chain: t.chain, chain_id: t.chain_id,
+        id, org_id: t.org_id, treasury_id: t.id, proposed_by: p.id, proposed_by_type: p.type, chain: t.chain, chain_id: t.chain_id,
         safe_address: t.safe_address, to_address: input.to_address, value_wei: input.value_wei, data_hex: input.data_hex ?? null, operation: 0,
-        safe_tx_hash: hash, nonce: Number(nonce), threshold: t.threshold, expires_at: new Date(Date.now() + ttl * 1000),
+        safe_tx_hash: hash, nonce: Number(nonce), threshold: t.threshold, expires_at: expiresAt, approval_id: approvalId,
       });
       await emitEvent(tx, t.org_id, 'proposal.created', proposalEventData(r, { proposed_by: p.id, proposed_by_type: p.type }));
       return r;
@@ -93,6 +106,8 @@ export class ProposalCommands {
       resourceType: 'treasury', resourceId: t.id, details: { proposal_id: row.id, to_address: row.to_address, value_wei: row.value_wei.toString(), safe_tx_hash: hash, nonce: row.nonce },
     });
     await this.d.client.startExpiry({ id: row.id, orgId: row.org_id });
+    // A failed start is retried by the queue's re-drive (pending approvals without a workflow).
+    if (row.approval_id) await this.d.waits.startWait({ id: row.approval_id, orgId: row.org_id });
     return (await withSignatures(em, [row]))[0]!;
   }
 
@@ -137,6 +152,7 @@ export class ProposalCommands {
       if (signers.length - countingRejections(view.signatures, signers) < threshold) {
         // Too many signers said no for the threshold ever to be met.
         next = (await moveProposal(tx, locked!.id, OPEN, 'rejected'))!;
+        await closeProposalApproval(tx, next);
       } else if (locked!.status === 'pending' && approvals >= threshold) {
         next = (await moveProposal(tx, locked!.id, ['pending'], 'approved'))!;
       } else if (locked!.status === 'approved' && approvals < threshold) {
@@ -162,6 +178,7 @@ export class ProposalCommands {
     await em.transactional(async (tx) => {
       const row = await moveProposal(tx, current.id, OPEN, 'cancelled');
       if (!row) throw conflict(`Proposal is ${current.status}; only a pending or approved proposal can be cancelled`);
+      await closeProposalApproval(tx, row);
       await emitEvent(tx, t.org_id, 'proposal.cancelled', proposalEventData(row, { cancelled_by: p.id }));
     });
     await this.d.audit.record(ctx, 'treasury.proposal.cancel', { resourceType: 'treasury', resourceId: t.id, details: { proposal_id: current.id } });
@@ -180,6 +197,7 @@ export class ProposalCommands {
     const view = (await withSignatures(em, [current]))[0]!;
     const approvals = countingApprovals(view.signatures, signers).length;
     if (approvals < t.threshold) throw conflict(`The proposal has ${approvals} approval(s) of current signers; the threshold is ${t.threshold}`);
+    await requireApprovedProposal(em, current);
     const onChain = await this.d.safe.nonce(t.chain_id, t.safe_address as Address);
     if (onChain !== BigInt(current.nonce)) throw conflict(`The Safe's nonce is ${onChain}, but the proposal was built on nonce ${current.nonce}: another transaction went first; propose again`);
     await gasPayerOf(em, t, signers); // a 409 now rather than a failed execution later
