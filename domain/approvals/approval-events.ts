@@ -1,6 +1,7 @@
 // Every change of an approval together with its outbox event, in the caller's transaction: the
 // API's commands and the automation run activities both go through here, so no approval is
-// created or decided without its `approval.created` / `approval.decided` event. The event data
+// created or decided without its `approval.created` / `approval.decided` event (each with its
+// `pending_approval.*` twin: spec §6.1 names both families). The event data
 // names the approval and its outcome, never the summary (which may quote what the agent wants).
 // An expiry is an `approval.decided` (status expired) and a `pending_approval.expired`; once an
 // approved target has been carried out (a held transaction signed and sent), `pending_approval.executed`.
@@ -35,10 +36,16 @@ function eventData(a: ApprovalRow): Record<string, unknown> {
   };
 }
 
-/** Inserts the approval (pending) and emits `approval.created`. */
+/** `approval.created` and its `pending_approval.created` (spec §6.1 lists both families; they say the same here). */
+async function announceCreated(tx: EntityManager, row: ApprovalRow): Promise<void> {
+  await emitEvent(tx, row.org_id, 'approval.created', eventData(row));
+  await emitEvent(tx, row.org_id, 'pending_approval.created', eventData(row));
+}
+
+/** Inserts the approval (pending) and emits `approval.created` and `pending_approval.created`. */
 export async function createApproval(tx: EntityManager, input: NewApproval): Promise<ApprovalRow> {
   const row = await insertApproval(tx, input);
-  await emitEvent(tx, row.org_id, 'approval.created', eventData(row));
+  await announceCreated(tx, row);
   return row;
 }
 
@@ -49,7 +56,7 @@ export async function createApproval(tx: EntityManager, input: NewApproval): Pro
 export async function createApprovalOnce(tx: EntityManager, input: NewApproval & { id: string }): Promise<ApprovalRow> {
   const row = await insertApproval(tx, input, true);
   if (row) {
-    await emitEvent(tx, row.org_id, 'approval.created', eventData(row));
+    await announceCreated(tx, row);
     return row;
   }
   return (await findApprovalById(tx, input.id))!;
@@ -63,12 +70,15 @@ export async function findSameDecision(tx: EntityManager, d: ApprovalDecision): 
 
 /**
  * Records the decision if the approval is still pending and not past its expiry, and emits
- * `approval.decided`; null (nothing written) otherwise.
+ * `approval.decided` with `pending_approval.approved|rejected`; null (nothing written) otherwise.
  */
 export async function applyDecision(tx: EntityManager, approvalId: string, decision: ApprovalDecisionStatus, reason: string | null,
   decidedBy: string): Promise<ApprovalRow | null> {
   const row = await decidePending(tx, approvalId, decision, reason, decidedBy);
-  if (row) await emitEvent(tx, row.org_id, 'approval.decided', eventData(row));
+  if (row) {
+    await emitEvent(tx, row.org_id, 'approval.decided', eventData(row));
+    await emitEvent(tx, row.org_id, decision === 'approved' ? 'pending_approval.approved' : 'pending_approval.rejected', eventData(row));
+  }
   return row;
 }
 

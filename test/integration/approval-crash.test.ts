@@ -63,7 +63,7 @@ test('SIGKILL of the worker while approvals wait: a new worker takes a decision 
   await waitFor('the overdue approval to be expired by its workflow', 60_000, async () => ((await rowOf(expiring)).status === 'expired' ? true : undefined));
   const events = (await stack.pool.query(
     "SELECT event_type FROM event_outbox WHERE payload->>'approval_id' = $1 ORDER BY seq", [expiring])).rows.map((e) => e.event_type);
-  expect(events).toEqual(['approval.created', 'approval.decided', 'pending_approval.expired']);
+  expect(events).toEqual(['approval.created', 'pending_approval.created', 'approval.decided', 'pending_approval.expired']);
   // Both workflows ended (their results are encrypted payloads: the rows say how).
   for (const id of [expiring, decided]) {
     await waitFor(`approval:${id} to complete`, 30_000, async () =>

@@ -62,7 +62,8 @@ describe('deciding races', () => {
       expect(winner.body.decided_by).toBe(byOwner.status === 200 ? s.owner.userId : s.admin.userId);
       const got = await call('GET', `/v1/approvals/${a.id}`, { token: s.owner.token });
       expect(got.body).toMatchObject({ status: winner.body.status, decided_by: winner.body.decided_by });
-      expect((await eventsOf(a.id)).filter((e) => e.event_type === 'approval.decided')).toHaveLength(1);
+      const decidedEvents = (await eventsOf(a.id)).map((e) => e.event_type).filter((t) => t !== 'approval.created' && t !== 'pending_approval.created');
+      expect(decidedEvents).toEqual(['approval.decided', `pending_approval.${winner.body.status}`]);
     }
   });
 
@@ -84,8 +85,8 @@ describe('expiry by the workflow timer', () => {
     // Only the database is read: no API read that could expire it lazily.
     await eventually('the workflow to expire the approval', async () => ((await storedStatus(a.id)) === 'expired' ? true : undefined));
     const events = await eventsOf(a.id);
-    expect(events.map((e) => e.event_type)).toEqual(['approval.created', 'approval.decided', 'pending_approval.expired']);
-    expect(events[2]!.payload).toMatchObject({ approval_id: a.id, status: 'expired' });
+    expect(events.map((e) => e.event_type)).toEqual(['approval.created', 'pending_approval.created', 'approval.decided', 'pending_approval.expired']);
+    expect(events[3]!.payload).toMatchObject({ approval_id: a.id, status: 'expired' });
     const polled = await call('GET', `/v1/approvals/${a.id}/status`, { token: s.agentToken });
     expect(polled.body).toEqual({ status: 'expired', expires_at: a.expires_at });
     isProblem(await decide(s.owner, a.id, 'approve'), 409, /expired/);
