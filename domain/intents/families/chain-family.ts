@@ -1,0 +1,99 @@
+// The chain-family interface of the Intents API (issue 32 §1): what the service needs of a chain
+// family to sign and send an agent's transfer without ever showing it the key. A family derives
+// addresses from public keys, reads balances, builds a transfer from the request (fetching what
+// the chain decides: coins and fee rate, a recent blockhash …), has it signed through a callback
+// that reaches the KMS, and broadcasts and tracks the signed bytes. Amounts are always in the
+// family's smallest unit (sat, lamport). Adding a family = one folder implementing this + its
+// chains rows (`family` column) + its key curve in the KMS.
+//
+// Signing goes through `PayloadSigner`: the family hands over exactly what its curve signs
+// (secp256k1: a 32-byte digest, answered as 64-byte compact r‖s, low-S; ed25519: the message
+// bytes, answered as the 64-byte signature). The private key never reaches family code.
+
+/** The spec's chain families (the CHECK of signing_keys.chain). */
+export type FamilyName = 'ethereum' | 'bitcoin' | 'solana' | 'xrp' | 'cardano' | 'tron';
+export type Curve = 'secp256k1' | 'ed25519';
+
+/** One network of a family, as its chains row (and the operator's endpoint override) describe it. */
+export type FamilyNetwork = {
+  /** chains.name, e.g. `bitcoin-regtest`, `solana-localnet`. */
+  name: string;
+  /** chains.chain_id: for non-EVM families a fixed synthetic id (see the seeds in the migration). */
+  chainId: number;
+  /** The family's own word for the network: bitcoin mainnet|testnet|regtest; solana mainnet-beta|devnet|testnet|localnet. */
+  network: string;
+  /** The node's endpoint (JSON-RPC URL; may carry credentials: never log it). */
+  rpcUrl: string;
+  /** Confirmations after which a transaction counts as confirmed. */
+  confirmations: number;
+};
+
+/** Signs `payload` with the agent's key in the KMS (see the header for what each curve gets). */
+export type PayloadSigner = (payload: Uint8Array) => Promise<Uint8Array>;
+
+/** The sender: its public key (secp256k1: 33-byte compressed; ed25519: 32 bytes) and address. */
+export type FamilySender = { publicKey: Uint8Array; address: string };
+
+/** A transfer as the agent asked for it, amounts in the smallest unit. */
+export type TransferIntent = {
+  to: string;
+  amount: bigint;
+  /** Bitcoin: sat/vB; absent → the node's estimate within the family's floor and cap. */
+  feeRateSatPerVbyte?: number;
+  /** Solana SPL: the token's mint (amount then in the token's base units) and its decimals. */
+  tokenMint?: string;
+  tokenDecimals?: number;
+  /** Solana SPL: create the recipient's associated token account when it does not exist. */
+  createRecipientTokenAccount?: boolean;
+  /** Solana: micro-lamports per compute unit (priority fee). */
+  computeUnitPrice?: bigint;
+};
+
+/** Coins (or accounts) other requests are spending right now: the family must not pick them. */
+export type SpendContext = { reservedOutpoints: ReadonlySet<string> };
+
+/** Signed bytes, exactly as broadcast sends them, and what the row records. */
+export type SignedTransfer = {
+  /** Bitcoin: hex; Solana: base64 of the wire transaction. */
+  raw: string;
+  /** Bitcoin: txid; Solana: the base58 first signature. */
+  txHash: string;
+  /** The network fee paid, in the smallest native unit. */
+  fee: bigint;
+  /** Bitcoin: the outpoints (`txid:vout`) the transaction spends, to reserve in the same statement that records it. */
+  spends: string[];
+  /** Family facts kept with the row (Bitcoin: change, vsize, fee rate; Solana: blockhash, last valid block height). */
+  details: Record<string, string | number | boolean | null>;
+};
+
+/** 'sent' also when the node already had the bytes; `permanent` when the node will never take them. */
+export type BroadcastVerdict = { sent: true } | { sent: false; permanent: boolean; reason: string };
+
+/** Where signed bytes stand on the chain. `expired`: Solana, the blockhash passed and the network never saw it. */
+export type TransferStatus =
+  | { state: 'unknown' | 'pending' | 'expired' }
+  | { state: 'confirmed'; confirmations: number; block: bigint | null }
+  | { state: 'failed'; reason: string; block: bigint | null };
+
+export interface ChainFamily {
+  readonly family: FamilyName;
+  readonly curve: Curve;
+  /** The native unit: BTC (8 decimals, sat), SOL (9, lamport). */
+  readonly unit: { symbol: string; decimals: number; smallest: string };
+  /** The sender's address on `net` from its public key. */
+  addressOf(publicKey: Uint8Array, net: FamilyNetwork): string;
+  /** Whether `address` is a valid destination on `net` (a mainnet address on regtest is not). */
+  isAddress(address: string, net: FamilyNetwork): boolean;
+  /** Native balance in the smallest unit (confirmed, as the node reports it). */
+  balance(net: FamilyNetwork, address: string): Promise<bigint>;
+  /**
+   * Builds the transfer from the chain's current facts and has it signed once through `sign`:
+   * 4xx problems for what can never go (insufficient funds, an invalid destination, a fee rate
+   * above the cap); ChainUnavailable-style errors while the node cannot be reached.
+   */
+  signTransfer(net: FamilyNetwork, from: FamilySender, intent: TransferIntent, spend: SpendContext, sign: PayloadSigner): Promise<SignedTransfer>;
+  /** Sends the signed bytes; throws while the node cannot be reached (the caller retries). */
+  broadcast(net: FamilyNetwork, raw: string): Promise<BroadcastVerdict>;
+  /** Where the transaction stands. */
+  status(net: FamilyNetwork, txHash: string, details: SignedTransfer['details']): Promise<TransferStatus>;
+}
