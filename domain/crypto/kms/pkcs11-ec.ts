@@ -21,7 +21,7 @@ export const SECP256K1_EC_PARAMS = Buffer.from('06052b8104000a', 'hex');
 const N = secp256k1.CURVE.n;
 const HALF_N = N >> 1n;
 // A cached handle that no longer names an object (destroyed by another process): look it up again.
-const STALE_HANDLE = new Set([pkcs11.CKR_KEY_HANDLE_INVALID, pkcs11.CKR_OBJECT_HANDLE_INVALID]);
+export const STALE_HANDLE = new Set([pkcs11.CKR_KEY_HANDLE_INVALID, pkcs11.CKR_OBJECT_HANDLE_INVALID]);
 
 export type EcDeps = {
   mod: Pkcs11;

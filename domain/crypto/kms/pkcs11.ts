@@ -3,11 +3,13 @@
 // material never enters this process. Wrapped format: 0x01 | iv(12) | ciphertext | tag(16).
 // pkcs11js calls are synchronous and Node runs them on one thread, so one session serves all calls;
 // an Init/Encrypt pair never has an await between them, so operations cannot interleave.
-// secp256k1 signing keys (key pairs generated inside the token) live in pkcs11-ec.ts.
+// Signing keys (key pairs generated inside the token) live in pkcs11-ec.ts (secp256k1) and
+// pkcs11-ed25519.ts (Ed25519); their refs say which.
 import { randomBytes } from 'node:crypto';
 import pkcs11js from 'pkcs11js';
 import { KmsDecryptError, KmsKeyNotExtractableError, KmsSigningKeyError, type Kms, type VaultKeyRef } from './kms.ts';
 import { openEcSigning } from './pkcs11-ec.ts';
+import { isPkcs11Ed25519Ref, openEd25519Signing } from './pkcs11-ed25519.ts';
 
 type Pkcs11 = InstanceType<typeof pkcs11js.PKCS11>;
 type Handle = Buffer;
@@ -92,6 +94,7 @@ export async function openPkcs11Kms(opts: { modulePath: string; tokenLabel: stri
     try { mod.C_CloseSession(session); } catch { /* already gone */ }
     handles.clear(); // handles may not survive a device reset
     ec.forget();
+    ed.forget();
     healthKey = null;
     session = openSession();
   };
@@ -165,8 +168,9 @@ export async function openPkcs11Kms(opts: { modulePath: string; tokenLabel: stri
     }
   };
 
-  // secp256k1 signing keys: same session, retry and error rules (see pkcs11-ec.ts).
+  // Signing keys: same session, retry and error rules (see pkcs11-ec.ts and pkcs11-ed25519.ts).
   const ec = openEcSigning({ mod, run, guard, code });
+  const ed = openEd25519Signing({ mod, run, guard, code });
 
   return {
     backend: 'pkcs11',
@@ -197,7 +201,11 @@ export async function openPkcs11Kms(opts: { modulePath: string; tokenLabel: stri
     },
     createSigningKey: ec.createSigningKey,
     signDigest: ec.signDigest,
-    destroySigningKey: ec.destroySigningKey,
+    createEd25519Key: ed.createEd25519Key,
+    signEd25519: ed.signEd25519,
+    async destroySigningKey(ref) {
+      return isPkcs11Ed25519Ref(ref) ? ed.destroySigningKey(ref) : ec.destroySigningKey(ref);
+    },
     // Generated CKA_SENSITIVE and not CKA_EXTRACTABLE: the token itself refuses, so we do not ask it.
     async exportSigningKey() {
       throw new KmsKeyNotExtractableError();
@@ -221,6 +229,7 @@ export async function openPkcs11Kms(opts: { modulePath: string; tokenLabel: stri
       closed = true;
       handles.clear();
       ec.forget();
+      ed.forget();
       // Login is per application: log out only when no other Kms here uses the module.
       if ((initialized.get(opts.modulePath) ?? 0) <= 1) try { mod.C_Logout(session); } catch { /* not logged in */ }
       try { mod.C_CloseSession(session); } catch { /* gone */ }
