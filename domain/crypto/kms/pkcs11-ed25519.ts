@@ -35,7 +35,9 @@ export function parseEd25519Point(value: Buffer): Buffer {
 }
 
 // pkcs11js hands the token a null pointer for an empty Buffer, which C_Sign refuses
-// (CKR_ARGUMENTS_BAD); an empty view into a real allocation signs the empty message.
+// (CKR_ARGUMENTS_BAD) while SoftHSM2 leaves the signing operation active, so every later C_SignInit
+// on the session would fail with CKR_OPERATION_ACTIVE. An empty view into a real allocation signs
+// the empty message.
 const nonNull = (message: Buffer): Buffer => message.length > 0 ? message : Buffer.alloc(1).subarray(0, 0);
 
 export function openEd25519Signing(deps: EcDeps): Pick<Kms, 'createEd25519Key' | 'signEd25519' | 'destroySigningKey'> & { forget(): void } {
