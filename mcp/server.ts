@@ -15,6 +15,7 @@ import { registerSharingTools } from './tools/sharing.ts';
 import { registerAutomationTools } from './tools/automations.ts';
 import { registerApprovalTools } from './tools/approvals.ts';
 import { registerTransactionTools } from './tools/transactions.ts';
+import { registerTreasuryTools } from './tools/treasury.ts';
 
 export const MCP_SERVER_NAME = 'ocv-vault';
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -37,6 +38,7 @@ export function buildMcpServer(ctx: ToolContext): McpServer {
   registerAutomationTools(server, ctx);
   registerApprovalTools(server, ctx);
   registerTransactionTools(server, ctx);
+  registerTreasuryTools(server, ctx);
   registerSecretsResource(server, ctx);
   return server;
 }

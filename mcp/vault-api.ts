@@ -13,6 +13,7 @@ export type Json = Record<string, unknown>;
 const CHAIN_TIMEOUT_MS = 120_000;
 
 const vaultPath = (vaultId: string) => `/v1/vaults/${encodeURIComponent(vaultId)}`;
+const proposalsPath = (treasuryId: string) => `/v1/treasury/${encodeURIComponent(treasuryId)}/proposals`;
 
 export class VaultApi {
   readonly client: ApiClient;
@@ -64,4 +65,12 @@ export class VaultApi {
     this.client.request<Json>('POST', `/v1/agents/${encodeURIComponent(agentId)}/transactions/sign`, {
       body, headers: { 'idempotency-key': idempotencyKey }, timeoutMs: CHAIN_TIMEOUT_MS,
     });
+
+  // Safe treasury proposals (the treasury's Safe on its chain: creating one reads the Safe's nonce).
+  proposeTreasuryTransaction = (treasuryId: string, body: Json) =>
+    this.client.request<Json>('POST', proposalsPath(treasuryId), { body, timeoutMs: CHAIN_TIMEOUT_MS });
+  signTreasuryProposal = (treasuryId: string, proposalId: string, body: Json) =>
+    this.client.request<Json>('POST', `${proposalsPath(treasuryId)}/${encodeURIComponent(proposalId)}/sign`, { body });
+  listTreasuryProposals = (treasuryId: string, q: { status?: string }) =>
+    this.client.request<{ proposals: Json[] }>('GET', proposalsPath(treasuryId), { query: q });
 }

@@ -18,7 +18,7 @@ export const ALL_TOOLS = [
   'create_vault', 'delete_secret', 'describe_secret', 'get_approval_status', 'get_env_bundle', 'get_secret', 'grant_access',
   'list_approvals', 'list_automations', 'list_secrets', 'list_vaults', 'list_versions', 'put_secret', 'request_approval',
   'rotate_and_store', 'rotate_generate', 'share_secret', 'sign_transaction', 'simulate_transaction', 'submit_transaction',
-  'trigger_automation',
+  'treasury_list_proposals', 'treasury_propose', 'treasury_sign_proposal', 'trigger_automation',
 ];
 
 export type McpWorld = { owner: Account; vaultId: string; agent: Agent };

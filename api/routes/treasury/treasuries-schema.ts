@@ -53,11 +53,14 @@ export const createProposalBody = z.object({
   nonce: opt(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)),
   /** Ours: seconds until the proposal expires (default 7 days). */
   expires_in_seconds: opt(z.number().int().min(1).max(90 * 24 * 3600)),
+  /** Ours: an agent's why, shown with its proposal's approval in the queue. */
+  reason: opt(z.string().trim().min(1).max(2000)),
 }).superRefine((b, ctx) => {
   if (b.to_address === undefined && b.to === undefined) ctx.addIssue({ code: 'custom', path: ['to_address'], message: 'is required (`to` is accepted too)' });
 }).transform((b) => ({
   to_address: (b.to_address ?? b.to)!, value_wei: b.value_wei, chain: b.chain, chain_id: b.chain_id, data_hex: b.data_hex ?? b.data,
   operation: b.operation, expected_safe_tx_hash: b.safe_tx_hash, expected_nonce: b.nonce, expires_in_seconds: b.expires_in_seconds,
+  reason: b.reason,
 }));
 
 /** `signer_address` (newer MCP client): when sent, it must be the caller's signer address. */

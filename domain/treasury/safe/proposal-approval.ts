@@ -22,7 +22,7 @@ export const PROPOSAL_APPROVAL_TARGET = 'treasury_proposal';
 
 type NewProposalApproval = {
   proposalId: string; agentId: string; treasury: TreasuryRow; expiresAt: Date;
-  to_address: string; value_wei: bigint; safe_tx_hash: string; nonce: number;
+  to_address: string; value_wei: bigint; safe_tx_hash: string; nonce: number; reason?: string;
 };
 
 /** Opens the approval of an agent's proposal (pending, addressed to the treasury's creator); its id. */
@@ -35,7 +35,7 @@ export async function openProposalApproval(tx: EntityManager, p: NewProposalAppr
       treasury_id: t.id, treasury_name: t.name, safe_address: t.safe_address, chain: t.chain, to_address: p.to_address,
       value_wei: p.value_wei.toString(), safe_tx_hash: p.safe_tx_hash, nonce: p.nonce,
     },
-    reason: null, expiresAt: p.expiresAt,
+    reason: p.reason ?? null, expiresAt: p.expiresAt,
   });
   return row.id;
 }

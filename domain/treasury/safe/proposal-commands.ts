@@ -41,6 +41,8 @@ export type ProposalInput = {
   to_address: Address; value_wei: bigint; chain?: string; chain_id?: number; data_hex?: Hex; operation: 0 | 1; expires_in_seconds?: number;
   /** What the client computed (newer MCP client): refused when it is not what the chain gives. */
   expected_safe_tx_hash?: string; expected_nonce?: number;
+  /** An agent's why, shown with its proposal's approval (a human's proposal opens none). */
+  reason?: string;
 };
 /** `confirm`: X-Auth-Confirm, needed when a user approves with their treasury wallet's key (no `signature`). */
 export type SignInput = { decision: 'approve' | 'reject'; signature?: string; signer_address?: Address; confirm?: string };
@@ -92,6 +94,7 @@ export class ProposalCommands {
       const approvalId = p.type === 'agent'
         ? await openProposalApproval(tx, {
           proposalId: id, agentId: p.id, treasury: t, expiresAt, to_address: input.to_address, value_wei: input.value_wei, safe_tx_hash: hash, nonce: Number(nonce),
+          reason: input.reason,
         })
         : null;
       const r = await insertProposal(tx, {
