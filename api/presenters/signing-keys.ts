@@ -1,24 +1,29 @@
 // Agents' signing keys (reference SigningKeyResponse, SigningKeyListResponse and the export answer).
-// A key's record is public: chain, curve, public key (0x-hex, 65-byte uncompressed point), EIP-55
-// address, version and state. No presenter carries the key's handle; only SigningKeyExport carries
+// A key's record is public: chain, curve, public key (0x-hex: the 65-byte uncompressed point of a
+// secp256k1 key, the 32 bytes of an Ed25519 one), address (EIP-55, bech32 or base58 by family),
+// version and state. No presenter carries the key's handle; only SigningKeyExport carries
 // a private key, and only for POST …/export with the `local` key backend.
 import { z } from 'zod';
 import { shape, timestamp, uuid, isoAlways, isoOrOmit } from './registry.ts';
 import type { SigningKeyRow } from '../../domain/intents/signing-keys/key-repository.ts';
 import type { ExportedSigningKey } from '../../domain/intents/signing-keys/signing-key-commands.ts';
+import { addressesOf } from '../../domain/intents/signing-keys/key-families.ts';
 
 const hex = z.string().regex(/^0x[0-9a-f]+$/);
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+/** EIP-55 (EVM), P2WPKH bech32 on mainnet (bitcoin), base58 (solana). */
+const address = z.string().min(26).max(90);
 
 export const SigningKeySchema = shape('SigningKey', z.object({
   id: uuid,
   agent_id: uuid,
-  /** The key family: `ethereum` serves every EVM chain. */
+  /** The key family: `ethereum` serves every EVM chain; `bitcoin` and `solana` all their networks. */
   chain: z.string(),
-  /** secp256k1 for EVM keys. */
+  /** secp256k1 (ethereum, bitcoin) or ed25519 (solana). */
   curve: z.string(),
   public_key: hex,
   address,
+  /** The key's address on each network of its family, by chain name (Bitcoin's differ per network: bc1…, tb1…, bcrt1…). */
+  addresses: z.record(z.string(), z.string()),
   key_version: z.number().int(),
   is_active: z.boolean(),
   created_at: timestamp,
@@ -38,14 +43,14 @@ export const SigningKeyExportSchema = shape('SigningKeyExport', z.object({
   curve: z.string(),
   public_key: hex,
   address,
-  /** The 32-byte private scalar, 0x-hex. */
+  /** The 32-byte private key, 0x-hex: the secp256k1 scalar, or the Ed25519 seed (solana). */
   private_key: z.string().regex(/^0x[0-9a-f]{64}$/),
   key_version: z.number().int(),
 }), "An exported signing key with its private key (local key backend only; audited)");
 
 export function presentSigningKey(k: SigningKeyRow): z.output<typeof SigningKeySchema> {
   return {
-    id: k.id, agent_id: k.agent_id, chain: k.chain, curve: k.curve, public_key: k.public_key, address: k.address,
+    id: k.id, agent_id: k.agent_id, chain: k.chain, curve: k.curve, public_key: k.public_key, address: k.address, addresses: addressesOf(k),
     key_version: k.key_version, is_active: k.is_active, created_at: isoAlways(k.created_at),
     rotated_at: isoOrOmit(k.rotated_at) ?? null, deactivated_at: isoOrOmit(k.deactivated_at),
   };

@@ -38,6 +38,8 @@ export const Agent = defineEntity({
     execution_guardrails: p.json<Record<string, unknown>>().default('{}'),
     eip712_default_policy: p.enum(['allow', 'deny']).default('allow'),
     eip712_domain_allowlist: p.json<unknown[]>().default('[]').check("jsonb_typeof(eip712_domain_allowlist) = 'array'"),
+    /** Guardrails per chain family in its native unit (0038): {"bitcoin": {"max_value": "0.01", "daily_limit": "0.1"}, …}. */
+    per_chain_guardrails: p.json<Record<string, unknown>>().default('{}').check("jsonb_typeof(per_chain_guardrails) = 'object'"),
   },
   indexes: [{ name: 'agents_org_idx', properties: ['org_id'] }],
 });

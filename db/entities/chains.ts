@@ -1,4 +1,5 @@
-// EVM chains, platform-wide (migration 0017, which also seeds them; domain/chains).
+// Chains, platform-wide (migration 0017, which seeds the EVM ones; 0038 adds the family and the
+// Bitcoin and Solana networks; domain/chains).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 
 export const Chain = defineEntity({
@@ -15,8 +16,15 @@ export const Chain = defineEntity({
     native_currency: p.text().default('ETH'),
     is_testnet: p.boolean().default(false),
     is_enabled: p.boolean().default(true),
+    /** The chain family (0038): `ethereum` for every EVM chain. */
+    family: p.enum(['ethereum', 'bitcoin', 'solana', 'xrp', 'cardano', 'tron']).default('ethereum'),
+    /** The family's own word for the network (bitcoin mainnet|testnet|regtest …); null for EVM. */
+    network: p.text().nullable(),
+    /** Confirmations after which a transaction counts as confirmed. */
+    confirmations: p.integer().default(1).check('confirmations BETWEEN 1 AND 1000'),
     created_at: p.datetime().defaultRaw('now()'),
     updated_at: p.datetime().defaultRaw('now()'),
   },
+  checks: [{ name: 'chains_network_of_family', expression: "(family = 'ethereum') = (network IS NULL)" }],
 });
 export type ChainRow = InferEntity<typeof Chain>;

@@ -41,7 +41,7 @@ import { Share, ShareAccess } from './shares.ts';
 import { KeyRotationJob } from './key-rotation.ts';
 import { Chain } from './chains.ts';
 import { SigningKey } from './signing-keys.ts';
-import { AgentTransaction, AgentTxDailyUsage, TransactionSimulation } from './transactions.ts';
+import { AgentFamilyDailyUsage, AgentTransaction, AgentTxDailyUsage, BitcoinSpentOutpoint, TransactionSimulation } from './transactions.ts';
 import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './bindings.ts';
 import { RateLimitWindow } from './rate-limits.ts';
 import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
@@ -97,7 +97,7 @@ export const allEntities = [
   KeyRotationJob,
   Chain,
   SigningKey,
-  AgentTransaction, AgentTxDailyUsage, TransactionSimulation,
+  AgentTransaction, AgentTxDailyUsage, TransactionSimulation, BitcoinSpentOutpoint, AgentFamilyDailyUsage,
   ExecutionBinding, ExecutionEvent, ExecutionRateWindow,
   RateLimitWindow,
   TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge,

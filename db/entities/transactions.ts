@@ -52,6 +52,12 @@ export const AgentTransaction = defineEntity({
     nonce_chosen: p.boolean().default(false),
     /** The approval a transaction above the agent's tx_approval_threshold_eth waits on (0036). */
     approval_id: p.uuid().nullable(),
+    /** The chain family (0038); value_wei holds the family's smallest unit (sat, lamport). */
+    family: p.text().default('ethereum'),
+    /** The network fee paid, in the family's smallest unit (non-EVM families). */
+    fee_native: wei().nullable(),
+    /** The family's facts (Bitcoin change and fee rate, Solana blockhash …). */
+    details: p.json<Record<string, string | number | boolean | null>>().nullable(),
   },
   checks: [
     {
@@ -85,6 +91,36 @@ export const AgentTxDailyUsage = defineEntity({
   primaryKeys: ['agent_id', 'day'],
 });
 export type AgentTxDailyUsageRow = InferEntity<typeof AgentTxDailyUsage>;
+
+/** A coin a recorded Bitcoin transaction spends (0038): reserved once, so no two transactions share it. */
+export const BitcoinSpentOutpoint = defineEntity({
+  name: 'BitcoinSpentOutpoint',
+  tableName: 'bitcoin_spent_outpoints',
+  properties: {
+    chain_id: p.bigint('number').primary(),
+    /** `txid:vout`. */
+    outpoint: p.text().primary(),
+    transaction_id: () => p.manyToOne(AgentTransaction).mapToPk().fieldName('transaction_id').deleteRule('cascade'),
+    created_at: p.datetime().defaultRaw('now()'),
+  },
+  primaryKeys: ['chain_id', 'outpoint'],
+  indexes: [{ name: 'bitcoin_spent_outpoints_tx_idx', properties: ['transaction_id'] }],
+});
+export type BitcoinSpentOutpointRow = InferEntity<typeof BitcoinSpentOutpoint>;
+
+/** Per agent, chain family and UTC day: the spend the per-chain guardrails cap, in the family's smallest unit (0038). */
+export const AgentFamilyDailyUsage = defineEntity({
+  name: 'AgentFamilyDailyUsage',
+  tableName: 'agent_family_daily_usage',
+  properties: {
+    agent_id: () => p.manyToOne(Agent).mapToPk().fieldName('agent_id').primary().deleteRule('cascade'),
+    family: p.text().primary(),
+    day: p.date().primary(),
+    spent: wei().default(0).check('spent >= 0'),
+  },
+  primaryKeys: ['agent_id', 'family', 'day'],
+});
+export type AgentFamilyDailyUsageRow = InferEntity<typeof AgentFamilyDailyUsage>;
 
 export const TransactionSimulation = defineEntity({
   name: 'TransactionSimulation',

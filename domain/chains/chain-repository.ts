@@ -15,7 +15,8 @@ export type ChainRow = Selectable<Database['chains']>;
 export const UNIQUE_FIELDS: Record<string, 'name' | 'chain_id'> = { chains_name_unique: 'name', chains_chain_id_unique: 'chain_id' };
 
 
-export type NewChain = Omit<ChainRow, 'id' | 'created_at' | 'updated_at'>;
+/** An operator's new chain: always EVM (the other families' networks are seeded by migration 0038). */
+export type NewChain = Omit<ChainRow, 'id' | 'created_at' | 'updated_at' | 'family' | 'network' | 'confirmations'>;
 
 /** The fields a PUT may change; undefined ones stay. */
 export type ChainChanges = Partial<Pick<ChainRow, 'display_name' | 'rpc_url' | 'ws_url' | 'explorer_url' | 'native_currency' | 'is_testnet' | 'is_enabled'>>;

@@ -37,7 +37,7 @@ export async function authorizeIntents(db: () => EntityManager, principal: Princ
 }
 
 /** A chain row as far as the Intents API needs it. */
-export type ChainFacts = { name: string; chain_id: number | string; native_currency: string; is_enabled: boolean };
+export type ChainFacts = { name: string; chain_id: number | string; native_currency: string; is_enabled: boolean; family: string };
 
 /** The chains-table key `raw` may name (null when it cannot name one), for a lookup done elsewhere. */
 export const chainKeyOf = (raw: string | number): ChainKey | null => parseChainIdentifier(String(raw));
@@ -50,6 +50,9 @@ export const chainKeyOf = (raw: string | number): ChainKey | null => parseChainI
 export function evmChainOf(raw: string | number, row: ChainFacts | null): EvmChain {
   const verdict = classifyChain(raw);
   if (verdict && !verdict.ok) throw invalidField('chain', verdict.message);
+  if ((verdict?.ok && verdict.chain !== 'ethereum') || (row && row.family !== 'ethereum')) {
+    throw invalidField('chain', `${row?.name ?? String(raw)} is not an EVM chain: this request is for EVM chains only`);
+  }
   if (!row?.is_enabled) throw invalidField('chain', 'must be an EVM chain this service knows, by name or chain_id (see GET /v1/chains)');
   return { name: row.name, chainId: Number(row.chain_id), nativeCurrency: row.native_currency };
 }

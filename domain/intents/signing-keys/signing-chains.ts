@@ -1,32 +1,36 @@
 // Which signing key a chain name asks for (spec §4.7; reference: "EVM network names map to the
 // `ethereum` key"). One secp256k1 key serves every EVM chain: an EVM address is the same on all of
-// them, so `ethereum`, `base`, `8453` or `0x2105` all name the agent's one `ethereum` key. The other
-// chains of the spec (bitcoin, solana, xrp, cardano, tron) come in a later issue and are refused
-// with a 400 that says so; a name that is neither is a 400 too.
+// them, so `ethereum`, `base`, `8453` or `0x2105` all name the agent's one `ethereum` key. Bitcoin
+// and Solana have one key each too, for all their networks (`bitcoin`, `btc`, `bitcoin-regtest` →
+// the `bitcoin` key; its address differs per network, see key-families.ts). xrp, cardano and tron
+// come in a later issue and are refused with a 400 that says so; a name that is neither is a 400 too.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidField } from '../../errors.ts';
 import { parseChainIdentifier } from '../../chains/chain-fields.ts';
 import { findChain } from '../../chains/chain-repository.ts';
+import { keyFamilyOf } from '../families/family-chains.ts';
 
-/** The key families a signing key can belong to; only `ethereum` is provisioned today. */
-export type SigningChain = 'ethereum';
+/** The key families a signing key can belong to today. */
+export type SigningChain = 'ethereum' | 'bitcoin' | 'solana';
 
-/** The spec's non-EVM chains, with the spellings clients use for them. */
-const LATER_CHAINS = new Set(['bitcoin', 'btc', 'solana', 'sol', 'xrp', 'ripple', 'xrpl', 'cardano', 'ada', 'tron', 'trx']);
+/** The spec's chains that come later, with the spellings clients use for them. */
+const LATER_CHAINS = new Set(['xrp', 'ripple', 'xrpl', 'cardano', 'ada', 'tron', 'trx']);
 
-/** What a chain in a request is: the EVM key, a chain that comes later, or nothing known. */
+/** What a chain in a request is: a key family, a chain that comes later, or nothing known. */
 export type ChainVerdict = { ok: true; chain: SigningChain } | { ok: false; message: string };
 
 /** The pure part: names and ids that need no lookup. Null: ask the chains table. */
 export function classifyChain(raw: string | number): ChainVerdict | null {
   const s = String(raw).trim().toLowerCase();
   if (s === 'ethereum') return { ok: true, chain: 'ethereum' };
-  if (LATER_CHAINS.has(s)) return { ok: false, message: `${s} signing keys are not available yet: only EVM chains (ethereum and the EVM networks in GET /v1/chains) for now` };
+  const family = keyFamilyOf(raw);
+  if (family) return { ok: true, chain: family };
+  if (LATER_CHAINS.has(s)) return { ok: false, message: `${s} signing keys are not available yet: EVM chains, bitcoin and solana for now` };
   return null;
 }
 
 /**
- * The signing chain `raw` names (a key family, an EVM chain's name or chain_id, decimal or 0x-hex),
+ * The signing chain `raw` names (a key family, a network's name or chain_id, decimal or 0x-hex),
  * or a 400 naming `field`. Only enabled chains count: a disabled chain is, to users, no chain.
  */
 export async function resolveSigningChain(em: EntityManager, raw: string | number, field = 'chain'): Promise<SigningChain> {
@@ -35,6 +39,6 @@ export async function resolveSigningChain(em: EntityManager, raw: string | numbe
   if (known) throw invalidField(field, known.message);
   const key = parseChainIdentifier(String(raw));
   const row = key ? await findChain(em, key) : null;
-  if (row?.is_enabled) return 'ethereum';
-  throw invalidField(field, 'must be ethereum or an EVM chain this service knows (by name or chain_id, see GET /v1/chains)');
+  if (row?.is_enabled && row.family === 'ethereum') return 'ethereum';
+  throw invalidField(field, 'must be ethereum, bitcoin, solana or an EVM chain this service knows (by name or chain_id, see GET /v1/chains)');
 }

@@ -10,9 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { secp256k1 } from '@noble/curves/secp256k1';
 import { toHex } from 'viem';
-import { publicKeyToAddress } from 'viem/accounts';
 import type { ActionContext } from '../../audit/action-context.ts';
 import type { ActionAudit } from '../../audit/action-audit.ts';
 import type { Logger } from '../../log.ts';
@@ -28,6 +26,7 @@ import { emitEvent } from '../../events/outbox.ts';
 import { Problem, conflict, forbidden } from '../../errors.ts';
 import { ensureAgentKeysVault, type AgentKeysVault } from '../../vaults/agent-keys-vault.ts';
 import { resolveSigningChain, type SigningChain } from './signing-chains.ts';
+import { KEY_FAMILIES } from './key-families.ts';
 import { handlePath, readHandle, shredHandle, storeHandle } from './key-handles.ts';
 import {
   activeSigningKey, deactivateSigningKey, handleOf, insertSigningKey, listSigningKeys, nextKeyVersion, type SigningKeyRow,
@@ -157,7 +156,7 @@ export class SigningKeyCommands {
     let privateKey: string;
     try {
       // Never hand out a scalar that is not this record's key.
-      if (toHex(secp256k1.getPublicKey(scalar, false)) !== key.public_key) throw new Error('the exported scalar does not match the signing key record');
+      if (!KEY_FAMILIES[chain].matches(scalar, key.public_key)) throw new Error('the exported key does not match the signing key record');
       privateKey = toHex(scalar);
     } finally {
       scalar.fill(0);
@@ -173,7 +172,8 @@ export class SigningKeyCommands {
    */
   private async provision(em: EntityManager, principal: Principal, vault: AgentKeysVault, agentId: string, chain: SigningChain, previous: SigningKeyRow | null): Promise<SigningKeyRow> {
     const id = randomUUID();
-    const made = await this.d.kms.createSigningKey(`agent:${agentId}:${chain}:${id}`);
+    const family = KEY_FAMILIES[chain];
+    const made = await family.create(this.d.kms, `agent:${agentId}:${chain}:${id}`);
     const publicKey = toHex(made.publicKey);
     try {
       return await em.transactional(async (tx) => {
@@ -187,8 +187,8 @@ export class SigningKeyCommands {
         const path = handlePath(agentId, chain);
         const version = await storeHandle(tx, this.d.kms, vault, path, made.ref, subjectOf(principal));
         const key = await insertSigningKey(tx, {
-          id, org_id: principal.orgId, agent_id: agentId, chain, curve: 'secp256k1', public_key: publicKey,
-          address: publicKeyToAddress(publicKey), key_version: await nextKeyVersion(tx, agentId, chain), key_backend: this.d.kms.backend,
+          id, org_id: principal.orgId, agent_id: agentId, chain, curve: family.curve, public_key: publicKey,
+          address: family.address(made.publicKey), key_version: await nextKeyVersion(tx, agentId, chain), key_backend: this.d.kms.backend,
           handle_vault_id: vault.id, handle_path: path, handle_version: version, created_by: subjectOf(principal),
           rotated: previous !== null,
         });

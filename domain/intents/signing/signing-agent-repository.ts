@@ -21,7 +21,7 @@ export type SigningAgentRow = AgentRow & { agent_xmin: string; active_key: Versi
 const SQL = `SELECT ${AGENT_COLUMNS.join(', ')}, agents.xmin::text AS agent_xmin,
   (SELECT row_to_json(k) FROM (SELECT ${SIGNING_KEY_COLUMNS.join(', ')}, xmin::text AS xmin FROM signing_keys
      WHERE org_id = agents.org_id AND agent_id = agents.id AND chain = 'ethereum' AND is_active) k) AS active_key,
-  (SELECT row_to_json(c) FROM (SELECT name, chain_id, native_currency, is_enabled, xmin::text AS xmin FROM chains
+  (SELECT row_to_json(c) FROM (SELECT name, chain_id, native_currency, is_enabled, family, xmin::text AS xmin FROM chains
      WHERE name = $3 OR chain_id = $4 OR id = $5) c) AS chain
   FROM agents WHERE id = $1 AND org_id = $2 AND status <> 'pending'`;
 

@@ -14,7 +14,7 @@ export const TRANSACTION_COLUMNS = [
   'id', 'org_id', 'agent_id', 'chain', 'chain_id', 'from_address', 'to_address', 'value_wei', 'data', 'nonce', 'tx_type', 'gas_limit', 'gas_price',
   'max_fee_per_gas', 'max_priority_fee_per_gas', 'status', 'signed_tx', 'tx_hash', 'error_message', 'reserved_day', 'idempotency_key',
   'request_digest', 'simulation_id', 'simulation_status', 'block_number', 'gas_used', 'broadcast_attempts', 'nonce_chosen', 'created_by',
-  'created_at', 'signed_at', 'broadcast_at', 'confirmed_at', 'updated_at', 'approval_id',
+  'created_at', 'signed_at', 'broadcast_at', 'confirmed_at', 'updated_at', 'approval_id', 'family', 'fee_native', 'details',
 ] as const;
 
 /**
@@ -183,6 +183,7 @@ export async function recordSignedTransaction(run: StatementRunner, t: SignedTra
       tx_hash: t.txHash, error_message: null, reserved_day: day, idempotency_key: t.idempotencyKey, request_digest: t.requestDigest,
       simulation_id: t.simulationId, simulation_status: t.simulationStatus, block_number: null, gas_used: null, broadcast_attempts: 0, nonce_chosen: t.nonceChosen,
       created_by: t.createdBy, created_at: at, signed_at: at, broadcast_at: null, confirmed_at: null, updated_at: at, approval_id: null,
+      family: 'ethereum', fee_native: null, details: null,
     },
   };
 }

@@ -5,6 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChainRpc } from '../../chains/chain-rpc.ts';
 import { resolveSigningChain } from '../../intents/signing-keys/signing-chains.ts';
+import { invalidField } from '../../errors.ts';
 import type { WalletChainFamily, WalletFamilyName } from './chain-families.ts';
 import { EvmWalletFamily } from './evm-family.ts';
 
@@ -26,7 +27,7 @@ export class WalletFamilies {
   async resolve(em: EntityManager, raw: string, field = 'chain'): Promise<WalletChainFamily> {
     const name = await resolveSigningChain(em, raw, field);
     const f = this.byName.get(name);
-    if (!f) throw new Error(`no wallet family ${name}`);
+    if (!f) throw invalidField(field, `${name} treasury wallets are not available yet: ${this.all().map((x) => x.family).join(', ')} for now`);
     return f;
   }
 

@@ -1,0 +1,64 @@
+// An agent's key of a non-EVM family as the families' PayloadSigner (chain-family.ts): the stored
+// handle is read from `__agent-keys`, handed to the KMS and dropped. Bitcoin keys are secp256k1 (a
+// 32-byte digest in, compact r‖s low-S out); Solana keys are Ed25519 (the message in, the
+// signature out). The first signature of each key in this process is verified against the
+// record's public key, so a handle that names another key can never sign for this record.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { secp256k1 } from '@noble/curves/secp256k1';
+import { ed25519 } from '@noble/curves/ed25519';
+import { KmsSigningKeyError, type Kms, type SigningKeyRef } from '../../crypto/kms/kms.ts';
+import { Problem, forbidden } from '../../errors.ts';
+import type { AgentRow } from '../../agents/agent-repository.ts';
+import { SigningKeyRetired } from '../signing-keys/signer.ts';
+import { readHandle } from '../signing-keys/key-handles.ts';
+import { activeSigningKey, handleOf, type SigningKeyRow } from '../signing-keys/key-repository.ts';
+import type { FamilySender, PayloadSigner } from './chain-family.ts';
+import type { SignedFamily } from './family-chains.ts';
+
+/** The agent's active key of a family, ready to sign. */
+export type FamilyKey = { row: SigningKeyRow; sender: FamilySender; sign: PayloadSigner };
+
+const hexBytes = (h: string) => Buffer.from(h.slice(2), 'hex');
+
+export class FamilySigner {
+  private readonly d: { db: () => EntityManager; kms: Kms };
+  private readonly verified = new Set<string>();
+
+  constructor(deps: { db: () => EntityManager; kms: Kms }) {
+    this.d = deps;
+  }
+
+  /** 404 without an active key of the family, 403 for a deactivated agent. */
+  async activeKey(agent: Pick<AgentRow, 'id' | 'org_id' | 'status'>, family: SignedFamily): Promise<FamilyKey> {
+    if (agent.status !== 'active') throw forbidden('The agent is deactivated: its keys do not sign');
+    const em = this.d.db();
+    const row = await activeSigningKey(em, agent.org_id, agent.id, family);
+    const ref = row ? await readHandle(em, this.d.kms, agent.org_id, handleOf(row)) : null;
+    if (!row || !ref) throw new Problem(404, `The agent has no active ${family} signing key: an owner or admin creates one with POST /v1/agents/{agent_id}/signing-keys {"chain":"${family}"}`);
+    const pub = hexBytes(row.public_key);
+    const publicKey = row.curve === 'ed25519' ? pub : Buffer.from(secp256k1.ProjectivePoint.fromHex(pub).toRawBytes(true));
+    return { row, sender: { publicKey, address: row.address }, sign: (payload) => this.signWith(row, ref, Buffer.from(payload)) };
+  }
+
+  private async signWith(row: SigningKeyRow, ref: SigningKeyRef, payload: Buffer): Promise<Uint8Array> {
+    let sig: Buffer;
+    try {
+      if (row.curve === 'ed25519') {
+        sig = await this.d.kms.signEd25519(ref, payload);
+      } else {
+        const s = await this.d.kms.signDigest(ref, payload);
+        sig = Buffer.concat([s.r, s.s]);
+      }
+    } catch (e) {
+      if (e instanceof KmsSigningKeyError) throw new SigningKeyRetired();
+      throw e;
+    }
+    if (!this.verified.has(row.id)) {
+      const pub = hexBytes(row.public_key);
+      const ok = row.curve === 'ed25519' ? ed25519.verify(sig, payload, pub) : secp256k1.verify(sig, payload, pub, { lowS: true, prehash: false });
+      if (!ok) throw new Error('the signature does not verify under the recorded signing key');
+      this.verified.add(row.id);
+    }
+    return sig;
+  }
+}

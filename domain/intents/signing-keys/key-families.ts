@@ -1,0 +1,63 @@
+// What differs between the key families an agent's signing key can belong to (issue 32): the
+// curve the KMS makes the key on, how the public key is written on the record, and the address.
+//   ethereum: secp256k1; public_key the 65-byte uncompressed point; address EIP-55 (every EVM chain)
+//   bitcoin:  secp256k1 (the same KMS keys as EVM); address P2WPKH bech32 on mainnet — each
+//             network has its own (bcrt1… on regtest): addressesOf lists them
+//   solana:   Ed25519 (KMS createEd25519Key); public_key the 32-byte key; address its base58
+import { secp256k1 } from '@noble/curves/secp256k1';
+import { ed25519 } from '@noble/curves/ed25519';
+import { payments, networks } from 'bitcoinjs-lib';
+import { PublicKey } from '@solana/web3.js';
+import { toHex } from 'viem';
+import { publicKeyToAddress } from 'viem/accounts';
+import type { Kms, SigningKeyRef } from '../../crypto/kms/kms.ts';
+import { networksOf } from '../families/family-chains.ts';
+import type { SigningChain } from './signing-chains.ts';
+
+export type KeyFamily = {
+  curve: 'secp256k1' | 'ed25519';
+  /** A new key pair inside the KMS. */
+  create(kms: Kms, label: string): Promise<{ ref: SigningKeyRef; publicKey: Buffer }>;
+  /** The record's address of a public key as create returned it. */
+  address(publicKey: Buffer): string;
+  /** Whether an exported secret is the private key of the record's 0x-hex public key. */
+  matches(secret: Buffer, publicKeyHex: string): boolean;
+};
+
+const compressed = (uncompressedHex: string): Buffer => Buffer.from(secp256k1.ProjectivePoint.fromHex(uncompressedHex.slice(2)).toRawBytes(true));
+
+const BITCOIN_NETWORKS: Record<string, typeof networks.bitcoin> = { bitcoin: networks.bitcoin, 'bitcoin-testnet': networks.testnet, 'bitcoin-regtest': networks.regtest };
+
+/** The P2WPKH address of a secp256k1 key (0x-hex, uncompressed) on a seeded Bitcoin network. */
+export function bitcoinAddressOf(publicKeyHex: string, network: string): string {
+  return payments.p2wpkh({ pubkey: compressed(publicKeyHex), network: BITCOIN_NETWORKS[network] ?? networks.bitcoin }).address!;
+}
+
+const secpMatches = (secret: Buffer, publicKeyHex: string) => toHex(secp256k1.getPublicKey(secret, false)) === publicKeyHex;
+
+export const KEY_FAMILIES: Record<SigningChain, KeyFamily> = {
+  ethereum: {
+    curve: 'secp256k1',
+    create: (kms, label) => kms.createSigningKey(label),
+    address: (pub) => publicKeyToAddress(toHex(pub)),
+    matches: secpMatches,
+  },
+  bitcoin: {
+    curve: 'secp256k1',
+    create: (kms, label) => kms.createSigningKey(label),
+    address: (pub) => bitcoinAddressOf(toHex(pub), 'bitcoin'),
+    matches: secpMatches,
+  },
+  solana: {
+    curve: 'ed25519',
+    create: (kms, label) => kms.createEd25519Key(label),
+    address: (pub) => new PublicKey(pub).toBase58(),
+    matches: (secret, publicKeyHex) => toHex(ed25519.getPublicKey(secret)) === publicKeyHex,
+  },
+};
+
+/** A key's address on each network of its family (Bitcoin's differ; EVM and Solana have one). */
+export function addressesOf(k: { chain: string; public_key: string; address: string }): Record<string, string> {
+  if (k.chain !== 'bitcoin') return { [k.chain]: k.address };
+  return Object.fromEntries(networksOf('bitcoin').map((n) => [n, bitcoinAddressOf(k.public_key, n)]));
+}
