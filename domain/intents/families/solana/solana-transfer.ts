@@ -2,8 +2,12 @@
 // a SOL transfer (SystemProgram.transfer) or an SPL transfer (transferChecked between associated
 // token accounts, creating the recipient's with the idempotent ATA instruction only when the
 // intent allows it), an optional priority fee (setComputeUnitPrice), the sender as fee payer and
-// a recent blockhash. The node prices the compiled message (getFeeForMessage); funds are checked
+// a recent blockhash. Every transfer carries a fresh random reference key (read-only, on the
+// transfer instruction, as Solana Pay does): without it two identical transfers signed against the
+// same blockhash would be the same bytes, the second "already processed" and only one paid.
+// The reference also finds the transaction by address (getSignaturesForAddress). The node prices the compiled message (getFeeForMessage); funds are checked
 // against amount + fee (+ rent of a new token account) before anything is signed.
+import { randomBytes } from 'node:crypto';
 import { ComputeBudgetProgram, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
 import { ACCOUNT_SIZE, createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction } from '@solana/spl-token';
 import { invalidField, Problem } from '../../../errors.ts';
@@ -77,6 +81,8 @@ export async function buildTransfer(rpc: SolanaRpc, net: FamilyNetwork, sender: 
     };
   }
 
+  const reference = new PublicKey(randomBytes(32));
+  instructions[instructions.length - 1]!.keys.push({ pubkey: reference, isSigner: false, isWritable: false });
   const transaction = new Transaction({ feePayer: from, blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) }).add(...priority, ...instructions);
   const fee = await rpc.feeForMessage(transaction.serializeMessage().toString('base64'));
   const required = sol + fee;
@@ -88,7 +94,7 @@ export async function buildTransfer(rpc: SolanaRpc, net: FamilyNetwork, sender: 
   return {
     transaction, fee, blockhash, lastValidBlockHeight,
     details: {
-      ...details, blockhash, lastValidBlockHeight: Number(lastValidBlockHeight),
+      ...details, reference: reference.toBase58(), blockhash, lastValidBlockHeight: Number(lastValidBlockHeight),
       ...(intent.computeUnitPrice ? { computeUnitPrice: intent.computeUnitPrice.toString() } : {}),
     },
   };
