@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ed25519 } from '@noble/curves/ed25519';
-import { Keypair, PublicKey, SystemProgram, Transaction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import { Connection, Keypair, PublicKey, SystemProgram, Transaction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { ChainRpcError, ChainUnavailable } from '../../domain/chains/rpc-errors.ts';
 import { Problem } from '../../domain/errors.ts';
 import type { FamilyNetwork, FamilySender, PayloadSigner, SignedTransfer, TransferIntent } from '../../domain/intents/families/chain-family.ts';
@@ -342,6 +342,32 @@ describe('unified sign helpers', () => {
 });
 
 describe('node access', () => {
+  it("the node's answers parse with web3.js's own Connection (the real RPC's shapes)", async () => {
+    const a = agent();
+    node.airdrop(a.sender.address, SOL);
+    const mint = node.createMint(6);
+    const ata = node.mintTo(mint, a.sender.address, 2_500_000n);
+    const connection = new Connection(node.url, { commitment: 'confirmed', disableRetryOnRateLimit: true });
+    const owner = new PublicKey(a.sender.address);
+    expect(await connection.getBalance(owner)).toBe(Number(SOL));
+    const { blockhash, lastValidBlockHeight } = await connection.getLatestBlockhash();
+    expect(lastValidBlockHeight).toBeGreaterThan(await connection.getBlockHeight());
+    expect(await connection.getMinimumBalanceForRentExemption(165)).toBeGreaterThan(0);
+    expect((await connection.getTokenAccountBalance(new PublicKey(ata))).value).toMatchObject({ amount: '2500000', decimals: 6, uiAmountString: '2.5' });
+    const [mintInfo, missing] = await connection.getMultipleAccountsInfo([new PublicKey(mint), Keypair.generate().publicKey]);
+    expect([mintInfo?.owner.toBase58(), missing]).toEqual(['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', null]);
+    expect((await connection.getAccountInfo(new PublicKey(ata)))?.data.length).toBe(165);
+    const tx = new Transaction({ feePayer: owner, blockhash, lastValidBlockHeight })
+      .add(SystemProgram.transfer({ fromPubkey: owner, toPubkey: Keypair.generate().publicKey, lamports: SOL / 10n }));
+    expect((await connection.getFeeForMessage(tx.compileMessage())).value).toBe(5000);
+    tx.sign(a.keypair);
+    const signature = await connection.sendRawTransaction(tx.serialize());
+    const { value: [status] } = await connection.getSignatureStatuses([signature], { searchTransactionHistory: true });
+    expect(status).toMatchObject({ err: null, confirmationStatus: 'confirmed', confirmations: 0 });
+    await expect(connection.sendRawTransaction(tx.serialize())).rejects.toThrow(/already been processed/);
+  });
+
+
   it('an unreachable node is ChainUnavailable (not a refusal), and no error names the URL', async () => {
     const server = http.createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
