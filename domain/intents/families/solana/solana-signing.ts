@@ -1,0 +1,114 @@
+// Signing for Solana through the KMS callback: the family hands PayloadSigner the exact message
+// bytes Ed25519 signs and gets the 64-byte signature back; the key never reaches this code. Three
+// uses: the family's own transfers (web3.js Transaction), a message for unified sign, and a
+// transaction the agent brought (unified sign), signed only when its fee payer is the agent.
+// Every signature is verified against the sender's public key before it leaves: a KMS answering
+// for the wrong key must not produce bytes the chain would refuse (or worse, accept elsewhere).
+import { ed25519 } from '@noble/curves/ed25519';
+import { PublicKey, VersionedMessage, VersionedTransaction, type Transaction } from '@solana/web3.js';
+import { badRequest } from '../../../errors.ts';
+import type { FamilySender, PayloadSigner } from '../chain-family.ts';
+import { base58Encode } from './base58.ts';
+
+/** Solana's packet limit: no transaction on the wire is larger. */
+export const MAX_TRANSACTION_BYTES = 1232;
+
+/** Thrown when the KMS's signature does not verify for the sender's key (a server fault, never the caller's). */
+export class SignatureMismatch extends Error {
+  constructor() {
+    super('The signing backend returned a signature that does not verify for the sender key');
+    this.name = 'SignatureMismatch';
+  }
+}
+
+/** ed25519.verify that answers false (not throws) for an empty slot or malformed bytes. */
+function verifies(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  try {
+    return signature.length === 64 && ed25519.verify(signature, message, publicKey);
+  } catch {
+    return false;
+  }
+}
+
+async function signedBy(sender: FamilySender, message: Uint8Array, sign: PayloadSigner): Promise<Uint8Array> {
+  const signature = await sign(message);
+  if (!verifies(signature, message, sender.publicKey)) throw new SignatureMismatch();
+  return signature;
+}
+
+/** Signs the family's own transaction (fee payer = sender, the only signer): wire bytes (base64) and the base58 signature. */
+export async function signTransaction(tx: Transaction, sender: FamilySender, sign: PayloadSigner): Promise<{ raw: string; signature: string }> {
+  const feePayer = new PublicKey(sender.publicKey);
+  if (!tx.feePayer?.equals(feePayer)) throw new Error('The transaction to sign does not have the sender as fee payer');
+  const signature = await signedBy(sender, tx.serializeMessage(), sign);
+  tx.addSignature(feePayer, Buffer.from(signature));
+  if (!tx.verifySignatures()) throw new SignatureMismatch();
+  return { raw: tx.serialize().toString('base64'), signature: base58Encode(signature) };
+}
+
+/** Whether `bytes` read as a Solana transaction message (legacy or versioned). */
+function isTransactionMessage(bytes: Uint8Array): boolean {
+  try {
+    VersionedMessage.deserialize(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Signs an arbitrary message (unified sign). Bytes that parse as a transaction message are
+ * refused: their signature would authorize that transaction with no fee-payer check and no
+ * guardrail (the same rule wallets apply to signMessage).
+ */
+export async function signMessage(message: Uint8Array, sender: FamilySender, sign: PayloadSigner): Promise<{ signature: Uint8Array; signatureBase58: string }> {
+  if (message.length === 0) throw badRequest('message: must not be empty');
+  if (isTransactionMessage(message)) {
+    throw badRequest('message: these bytes are a Solana transaction message; sign it as a transaction, whose fee payer is checked');
+  }
+  const signature = await signedBy(sender, message, sign);
+  return { signature, signatureBase58: base58Encode(signature) };
+}
+
+export type ProvidedTransactionSigned = {
+  /** The transaction with the agent's signature in place (base64 wire bytes). */
+  raw: string;
+  /** The agent's signature (base58): the transaction's id, since the fee payer signs first. */
+  signature: string;
+  /** Whether every required signature is now present (false: other signers still have to sign). */
+  fullySigned: boolean;
+};
+
+/**
+ * Signs a transaction the agent provided (base64 wire bytes, legacy or v0) after checking that its
+ * fee payer, the first account, is the agent: 400 otherwise, or when the bytes are no transaction.
+ * Signatures of other signers already present are kept.
+ */
+export async function signProvidedTransaction(base64: string, sender: FamilySender, sign: PayloadSigner): Promise<ProvidedTransactionSigned> {
+  if (typeof base64 !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(base64) || base64.length % 4 !== 0) {
+    throw badRequest('raw_transaction: must be base64');
+  }
+  const bytes = Buffer.from(base64, 'base64');
+  if (bytes.length === 0 || bytes.length > MAX_TRANSACTION_BYTES) throw badRequest(`raw_transaction: must be a Solana transaction of at most ${MAX_TRANSACTION_BYTES} bytes`);
+  let tx: VersionedTransaction;
+  try {
+    tx = VersionedTransaction.deserialize(bytes);
+  } catch {
+    throw badRequest('raw_transaction: is not a Solana transaction');
+  }
+  const message = tx.message;
+  const feePayer = message.staticAccountKeys[0];
+  const agent = new PublicKey(sender.publicKey);
+  if (!feePayer || message.header.numRequiredSignatures < 1 || tx.signatures.length !== message.header.numRequiredSignatures) {
+    throw badRequest('raw_transaction: is not a well-formed Solana transaction (signature slots do not match its header)');
+  }
+  if (!feePayer.equals(agent)) {
+    throw badRequest(`raw_transaction: its fee payer is ${feePayer.toBase58()}, not this agent's address ${sender.address}`);
+  }
+  const messageBytes = message.serialize();
+  const signature = await signedBy(sender, messageBytes, sign);
+  tx.signatures[0] = signature;
+  const keys = message.staticAccountKeys;
+  const fullySigned = tx.signatures.every((s, i) => verifies(s, messageBytes, keys[i]!.toBytes()));
+  return { raw: Buffer.from(tx.serialize()).toString('base64'), signature: base58Encode(signature), fullySigned };
+}
