@@ -22,6 +22,8 @@ export type WorkerDeps = {
   webhookKey: KeyObject; outbound: OutboundClient; webhooks: WebhooksClient;
   automations: AutomationsClient; schedules: AutomationSchedules; automationSteps: StepRunner; runTimeoutSeconds: number;
   shareAccessMailWindowSeconds: number; chainRpc: ChainRpc;
+  /** CHAIN_RPC_URLS: the nodes the deployment pins, by chain name (the non-EVM families read them). */
+  rpcOverrides: ReadonlyMap<string, string>;
   /** RETENTION_DAYS (domain/retention). */
   retentionDays: number;
   /** PUBLIC_URL: where mailed links (approval quick-decide) point. */

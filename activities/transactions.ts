@@ -6,6 +6,8 @@ import type { TemporalArea } from './temporal-area.ts';
 import { TRANSACTIONS_TASK_QUEUE, TransactionsClient } from '../domain/intents/transactions/client.ts';
 import { NonceGaps } from '../domain/intents/transactions/nonce-gap.ts';
 import { AgentSigner } from '../domain/intents/signing-keys/signer.ts';
+import { FamilyBroadcaster } from '../domain/intents/families/family-broadcaster.ts';
+import { ChainFamilies } from '../domain/intents/families/family-registry.ts';
 import { openTransactionsOlderThan } from '../domain/intents/transactions/transaction-repository.ts';
 
 export function createTransactionActivities(deps: { broadcaster: Broadcaster }) {
@@ -21,7 +23,8 @@ export type TransactionActivities = ReturnType<typeof createTransactionActivitie
 export const transactionsArea: TemporalArea = {
   taskQueue: TRANSACTIONS_TASK_QUEUE,
   activities: (d) => createTransactionActivities({
-    broadcaster: new Broadcaster(d.em, d.chainRpc, new NonceGaps({ em: d.em, rpc: d.chainRpc, signer: new AgentSigner({ db: d.em, kms: d.kms }) })),
+    broadcaster: new Broadcaster(d.em, d.chainRpc, new NonceGaps({ em: d.em, rpc: d.chainRpc, signer: new AgentSigner({ db: d.em, kms: d.kms }) }),
+      new FamilyBroadcaster({ em: d.em, kms: d.kms, families: new ChainFamilies({ rpcOverrides: d.rpcOverrides }) })),
   }),
   // A signed transaction whose workflow could not be started at request time gets it now (a no-op if running).
   async redrive(d, olderThan) {

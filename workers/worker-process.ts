@@ -107,7 +107,7 @@ export async function startWorker(config: Config, databaseUrl: string, temporalA
     transport: createMailTransport(config.smtpUrl, config.mailFrom, log),
     webhookKey: core.webhookKey, webhooks, outbound,
     automations, schedules, automationSteps, runTimeoutSeconds: config.automationRunTimeoutSeconds,
-    shareAccessMailWindowSeconds: config.shareAccessMailWindowSeconds, chainRpc: intents.chainRpc,
+    shareAccessMailWindowSeconds: config.shareAccessMailWindowSeconds, chainRpc: intents.chainRpc, rpcOverrides: config.chainRpcUrls,
     retentionDays: config.retentionDays, publicUrl: config.publicUrl,
   };
   // With tracing on: the traced workflow bundle, activity spans and the workflow span sink.

@@ -18,7 +18,7 @@ export const AGENT_COLUMNS = [
   'id', 'org_id', 'name', 'description', 'status', 'key_prefix', 'api_key_expires_at', 'intents_api_enabled', 'scopes',
   'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'tx_approval_threshold_eth', 'token_ttl_seconds',
   'created_by', 'human_email', 'message_signing_enabled', 'raw_signing_enabled', 'eip712_default_policy', 'eip712_domain_allowlist',
-  'execution_intents_enabled', 'execution_guardrails', 'created_at', 'updated_at', 'last_active_at',
+  'execution_intents_enabled', 'execution_guardrails', 'created_at', 'updated_at', 'last_active_at', 'per_chain_guardrails',
 ] as const;
 
 /**

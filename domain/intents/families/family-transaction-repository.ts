@@ -35,6 +35,8 @@ export class FamilyCapRefused extends Error {
 
 export type FamilyTransactionRecord = {
   id: string; orgId: string; agentId: string; family: string; chain: string; chainId: number; from: string; to: string; value: bigint;
+  /** What counts toward the family's daily limit: the native amount sent (0 for a token transfer). */
+  spend: bigint;
   status: 'signed' | 'sign_only'; signedTx: string; txHash: string; fee: bigint; details: Record<string, string | number | boolean | null>;
   spends: string[]; idempotencyKey: string | null; requestDigest: string; createdBy: string;
   /** The family's daily limit in its smallest unit, and tx_max_per_day. */
@@ -46,10 +48,9 @@ export type FamilyTransactionRecord = {
 /** Steps 1–4 in the caller's transaction; throws FamilyCapRefused or OutpointTaken (roll back). */
 export async function recordFamilyTransaction(tx: EntityManager, r: FamilyTransactionRecord): Promise<TransactionRow> {
   const q = query(tx);
-  const value = r.value.toString();
   const limit = r.caps.dailyLimit === null ? null : r.caps.dailyLimit.toString();
-  if (limit !== null && r.value > r.caps.dailyLimit!) throw new FamilyCapRefused('daily_limit');
-  const spent = await q.insertInto('agent_family_daily_usage').values({ agent_id: r.agentId, family: r.family, day: today, spent: r.value })
+  if (limit !== null && r.spend > r.caps.dailyLimit!) throw new FamilyCapRefused('daily_limit');
+  const spent = await q.insertInto('agent_family_daily_usage').values({ agent_id: r.agentId, family: r.family, day: today, spent: r.spend })
     .onConflict((oc) => oc.columns(['agent_id', 'family', 'day']).doUpdateSet({ spent: sql`agent_family_daily_usage.spent + excluded.spent` })
       .where(sql<boolean>`${limit}::numeric IS NULL OR agent_family_daily_usage.spent + excluded.spent <= ${limit}::numeric`))
     .returning('day').executeTakeFirst();
@@ -91,13 +92,15 @@ export async function endFamilyTransaction(em: EntityManager, id: string, from: 
     const row = await q.updateTable('agent_transactions')
       .set({ status: 'failed', error_message: error.slice(0, 1000), reserved_day: null, updated_at: sql`now()` })
       .from(old).whereRef('agent_transactions.id', '=', 'old.id').where('agent_transactions.status', 'in', from)
-      .returning(['agent_transactions.agent_id', 'agent_transactions.family', 'old.reserved_day as day', 'agent_transactions.value_wei'])
+      .returning(['agent_transactions.agent_id', 'agent_transactions.family', 'old.reserved_day as day', 'agent_transactions.value_wei', 'agent_transactions.details'])
       .executeTakeFirst();
     if (!row) return false;
     if (row.day) {
+      // A token transfer counted nothing toward the native daily spend (its value is in token units).
+      const spend = row.details?.tokenMint ? 0n : row.value_wei;
       await q.updateTable('agent_tx_daily_usage').set({ tx_count: sql`greatest(tx_count - 1, 0)` })
         .where('agent_id', '=', row.agent_id).where('day', '=', row.day).execute();
-      await q.updateTable('agent_family_daily_usage').set({ spent: sql`greatest(spent - ${row.value_wei.toString()}::numeric, 0)` })
+      await q.updateTable('agent_family_daily_usage').set({ spent: sql`greatest(spent - ${spend.toString()}::numeric, 0)` })
         .where('agent_id', '=', row.agent_id).where('family', '=', row.family).where('day', '=', row.day).execute();
     }
     await q.deleteFrom('bitcoin_spent_outpoints').where('transaction_id', '=', id).execute();

@@ -21,6 +21,7 @@ import {
   countBroadcastAttempt, loadTransactionById, markBroadcast, markMined, markUnconfirmed, type TransactionRow,
 } from './transaction-repository.ts';
 import { unsentOfSender } from './sender-repository.ts';
+import type { FamilyBroadcaster } from '../families/family-broadcaster.ts';
 
 export type SendOutcome = 'sent' | 'refused' | 'ended';
 export type ReceiptOutcome = 'pending' | 'confirmed' | 'failed' | 'ended';
@@ -38,16 +39,20 @@ export class Broadcaster {
   private readonly rpc: ChainRpc;
   private readonly gaps: NonceGaps;
   private readonly senders = new SenderQueue();
+  /** Bitcoin and Solana rows go there (no nonces, no gas). */
+  private readonly families: FamilyBroadcaster | null;
 
-  constructor(em: () => EntityManager, rpc: ChainRpc, gaps: NonceGaps) {
+  constructor(em: () => EntityManager, rpc: ChainRpc, gaps: NonceGaps, families: FamilyBroadcaster | null = null) {
     this.em = em;
     this.rpc = rpc;
     this.gaps = gaps;
+    this.families = families;
   }
 
   async send(txId: string): Promise<SendOutcome> {
     const t = await loadTransactionById(this.em(), txId);
     if (!t || !OPEN.has(t.status)) return 'ended';
+    if (t.family !== 'ethereum') return this.familyOf(t).send(t);
     if (t.status === 'broadcast') {
       // Sent already, by the send of a higher nonce of its sender: nothing to repeat yet.
       if (t.broadcast_at && Date.now() - new Date(t.broadcast_at).getTime() < RESEND_AFTER_MS) return 'sent';
@@ -85,6 +90,7 @@ export class Broadcaster {
   async receipt(txId: string): Promise<ReceiptOutcome> {
     const t = await loadTransactionById(this.em(), txId);
     if (!t || !OPEN.has(t.status)) return 'ended';
+    if (t.family !== 'ethereum') return this.familyOf(t).receipt(t);
     const r = await this.rpc.receipt(t.chain_id, t.tx_hash as Hex);
     if (!r) return 'pending';
     await this.em().transactional(async (tx) => {
@@ -92,6 +98,11 @@ export class Broadcaster {
       await markMined(tx, txId, { success: r.status === 'success', blockNumber: r.blockNumber, gasUsed: r.gasUsed });
     });
     return r.status === 'success' ? 'confirmed' : 'failed';
+  }
+
+  private familyOf(t: TransactionRow): FamilyBroadcaster {
+    if (!this.families) throw new Error(`no broadcaster for ${t.family} transactions`);
+    return this.families;
   }
 
   /** The workflow gave up waiting for a receipt; the row says so (the spend stays reserved: it may still be mined). */

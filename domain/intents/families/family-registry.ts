@@ -1,0 +1,55 @@
+// The chain families the Intents API signs for beyond EVM, and the network a request names: its
+// seeded chains row (enabled), its node (the deployment's CHAIN_RPC_URLS pin, else the stored
+// rpc_url) and its confirmations. A family joins here with one line.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Problem, invalidField } from '../../errors.ts';
+import { findChain, type ChainRow } from '../../chains/chain-repository.ts';
+import { effectiveRpcUrl } from '../../chains/effective-rpc.ts';
+import type { ChainFamily, FamilyNetwork } from './chain-family.ts';
+import { familyNetworkOf, type SignedFamily } from './family-chains.ts';
+import { SolanaFamily } from './solana/solana-family.ts';
+
+export type ResolvedNetwork = { family: ChainFamily; name: SignedFamily; net: FamilyNetwork; row: ChainRow };
+
+export class ChainFamilies {
+  private readonly byName: ReadonlyMap<SignedFamily, ChainFamily>;
+  private readonly rpcOverrides: ReadonlyMap<string, string>;
+
+  constructor(d: { rpcOverrides: ReadonlyMap<string, string>; families?: ChainFamily[] }) {
+    const families = d.families ?? [new SolanaFamily()];
+    this.byName = new Map(families.map((f) => [f.family as SignedFamily, f]));
+    this.rpcOverrides = d.rpcOverrides;
+  }
+
+  /** The family of a stored row (its `family` column). */
+  of(name: string): ChainFamily {
+    const f = this.byName.get(name as SignedFamily);
+    if (!f) throw new Error(`no chain family ${name}`);
+    return f;
+  }
+
+  /** Whether `raw` names a network of a family here (else the EVM path takes it). */
+  handles(raw: string | number): boolean {
+    return familyNetworkOf(raw) !== null;
+  }
+
+  /** The network `raw` names: 400 when unknown or disabled, 503 when it has no node. */
+  async resolve(em: EntityManager, raw: string | number): Promise<ResolvedNetwork> {
+    const seeded = familyNetworkOf(raw);
+    if (!seeded) throw invalidField('chain', 'must be a Bitcoin or Solana network (see GET /v1/chains)');
+    const family = this.byName.get(seeded.family);
+    if (!family) throw invalidField('chain', `${seeded.family} transactions are not available on this deployment`);
+    const row = await findChain(em, { by: 'name', name: seeded.name });
+    if (!row?.is_enabled || row.network === null) throw invalidField('chain', `${seeded.name} is disabled on this deployment`);
+    const { url } = effectiveRpcUrl(row, this.rpcOverrides);
+    if (!url) {
+      throw new Problem(503, `Chain ${row.name} has no node configured: the operator sets one with CHAIN_RPC_URLS or PUT /v1/admin/chains/${row.name}`, {
+        type: 'chain_unavailable', title: 'Chain Unavailable',
+      });
+    }
+    return {
+      family, name: seeded.family, row,
+      net: { name: row.name, chainId: Number(row.chain_id), network: row.network, rpcUrl: url, confirmations: row.confirmations },
+    };
+  }
+}

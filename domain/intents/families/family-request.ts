@@ -1,0 +1,27 @@
+// A transfer on a non-EVM chain as an agent asks for it (POST /v1/agents/{id}/transactions and
+// …/transactions/sign with a Bitcoin or Solana `chain`; reference SubmitTransactionRequest's
+// non-EVM fields). `value` stays the decimal text sent: its unit depends on the family (BTC, SOL)
+// or the token (token_mint with token_decimals, default 6 as the reference has it).
+import { createHash } from 'node:crypto';
+
+export type FamilyTransactionRequest = {
+  chain: string | number;
+  to: string;
+  value: string;
+  tokenMint?: string;
+  tokenDecimals?: number;
+  createRecipientTokenAccount?: boolean;
+  feeRateSatPerVbyte?: number;
+  computeUnitPrice?: bigint;
+  signingKeyPath?: string;
+};
+
+/** The reference's default decimals of a token named by token_mint. */
+export const DEFAULT_TOKEN_DECIMALS = 6;
+
+/** SHA-256 of what is asked (and whether to broadcast): the same Idempotency-Key for another request is refused. */
+export function familyRequestDigest(r: FamilyTransactionRequest, network: string, mode: 'submit' | 'sign_only'): string {
+  const canonical = [mode, network, r.to, r.value, r.tokenMint ?? '', r.tokenDecimals ?? '', r.createRecipientTokenAccount ?? '',
+    r.feeRateSatPerVbyte ?? '', r.computeUnitPrice ?? ''].map(String).join('|');
+  return createHash('sha256').update(canonical).digest('hex');
+}
