@@ -42,7 +42,11 @@ export async function signTransfer(t: UnsignedTransfer, sign: PayloadSigner): Pr
   const signer: bitcoin.SignerAsync = {
     publicKey: t.publicKey,
     sign: (hash: Uint8Array) => {
-      const next = queue.then(() => signDigest(hash, t.publicKey, sign));
+      // After a failure the remaining inputs are not sent to the KMS: the transfer is lost anyway.
+      const next = queue.then(() => {
+        if (failure !== null) throw failure;
+        return signDigest(hash, t.publicKey, sign);
+      });
       queue = next.catch(() => undefined);
       return next.catch((e: unknown) => {
         failure ??= e;
