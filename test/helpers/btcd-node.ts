@@ -112,6 +112,10 @@ export async function startBtcdNode(opts: { port?: number; confirmations?: numbe
     }
   }
   if (!child) throw new Error(`btcd could not bind a port\n--- btcd output ---\n${output}`);
+  // A test process that ends without stop() (jest --forceExit, process.exit) takes btcd along.
+  const started = child;
+  const killOnExit = () => { started.kill('SIGKILL'); };
+  process.once('exit', killOnExit);
 
   const rpcUrl = `http://${user}:${pass}@127.0.0.1:${port}`;
   const net: FamilyNetwork = { name: REGTEST.name, chainId: REGTEST.chainId, network: 'regtest', rpcUrl, confirmations: opts.confirmations ?? 1 };
@@ -153,7 +157,8 @@ export async function startBtcdNode(opts: { port?: number; confirmations?: numbe
       return txids;
     },
     async stop() {
-      const c = child!;
+      process.removeListener('exit', killOnExit);
+      const c = started;
       if (c.exitCode === null) {
         const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
         c.kill('SIGKILL');
