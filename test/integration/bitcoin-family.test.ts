@@ -191,6 +191,11 @@ test('what can never go is a 4xx before anything is signed: another network\'s a
   expect(poor).toBeInstanceOf(Problem);
   expect(poor).toMatchObject({ status: 422, type: 'insufficient_funds', extras: { balance_sats: '100000' } });
   expect(signs).toBe(0);
+  // An address the chain has never seen: no coins, no error.
+  const fresh = agent();
+  expect(await family.balance(node.net, fresh.from.address)).toBe(0n);
+  await expect(family.signTransfer(node.net, fresh.from, { to: gus.from.address, amount: 10_000n }, noReservations, fresh.key.sign))
+    .rejects.toMatchObject({ status: 422, type: 'insufficient_funds', extras: { balance_sats: '0' } });
   expect(family.isAddress(mainnetAddress, node.net)).toBe(false);
   expect(family.isAddress(gus.from.address, node.net)).toBe(true);
 });

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { ChainRpcError, ChainUnavailable } from '../../domain/chains/rpc-errors.ts';
 import { BitcoinRpc } from '../../domain/intents/families/bitcoin/bitcoin-rpc.ts';
 import { refusalKind } from '../../domain/intents/families/bitcoin/broadcast-refusals.ts';
+import { BitcoinNode } from '../../domain/intents/families/bitcoin/bitcoin-node.ts';
 import { freePort } from '../../db/free-port.ts';
 
 type Reply = { status?: number; body: unknown; delayMs?: number };
@@ -108,6 +109,37 @@ test('batches: answers in call order, each a result or its own refusal', async (
   expect(answers[2]).toEqual({ ok: true, result: { n: 'c' } });
   handler = () => ({ body: [] });
   expect(await failure(client().batch([{ method: 'gettxout', params: ['a', 0] }]))).toBeInstanceOf(ChainUnavailable);
+});
+
+test('a node without the indexes the family needs (or Bitcoin Core, without searchrawtransactions) is unavailable, and says why', async () => {
+  const node = new BitcoinNode({ chainId: 1, name: 'bitcoin-regtest', rpcUrl: `http://u:p@127.0.0.1:${port}` });
+  const refusals: Array<[number, string]> = [
+    [-1, 'Address index must be enabled (--addrindex)'],
+    [-32601, 'Method not found'],
+    [-5, 'The transaction index must be enabled to query the blockchain (specify --txindex)'],
+  ];
+  for (const [code, message] of refusals) {
+    handler = (req) => ({ body: { jsonrpc: '2.0', id: req.body.id, error: { code, message } } });
+    const e = await failure(code === -5 ? node.transaction('ab'.repeat(32)) : node.history('bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080'));
+    expect(e).toBeInstanceOf(ChainUnavailable);
+    expect(e.message).toMatch(/--txindex --addrindex/);
+  }
+  // An address the index has never seen is no error: no history.
+  handler = (req) => ({ body: { jsonrpc: '2.0', id: req.body.id, error: { code: -5, message: 'No information available about address' } } });
+  expect(await node.history('bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080')).toEqual([]);
+  expect(await node.transaction('ab'.repeat(32))).toBeNull();
+  // Pages of 500, oldest first: a full last page is followed by btcd's "no information" for the skip past the end.
+  const skips: number[] = [];
+  handler = (req) => {
+    const [, , skip, count] = req.body.params as number[];
+    skips.push(skip!);
+    if (skip! >= 1000) return { body: { jsonrpc: '2.0', id: req.body.id, error: { code: -5, message: 'No information available about address' } } };
+    return { body: { jsonrpc: '2.0', id: req.body.id, result: Array.from({ length: count! }, (_, i) => ({ hex: `tx${skip! + i}`, confirmations: i % 2 })) } };
+  };
+  const all = await node.history('bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080');
+  expect(skips).toEqual([0, 500, 1000]);
+  expect(all).toHaveLength(1000);
+  expect(all[999]).toEqual({ hex: 'tx999', confirmations: 1 });
 });
 
 test('sendrawtransaction refusals of btcd and Bitcoin Core read as known, inputs, conflict, transient or permanent', () => {

@@ -12,6 +12,9 @@ import type { Utxo } from './coin-selection.ts';
 /** RPC_INVALID_ADDRESS_OR_KEY / RPC_NO_TX_INFO: "No information available about …". */
 const NO_INFO = -5;
 const METHOD_NOT_FOUND = -32601;
+/** btcd without its indexes ("Address index must be enabled (--addrindex)", "… (specify --txindex)"). */
+const INDEX_MISSING = /index must be enabled|--txindex|--addrindex/i;
+const NEEDS = 'the Bitcoin family needs btcd ≥ 0.24 started with --txindex --addrindex';
 const PAGE = 500;
 /** 100k transactions: an address with more needs an indexer, not this client. */
 const MAX_PAGES = 200;
@@ -33,9 +36,9 @@ export class BitcoinNode {
       let batch: Array<{ hex?: unknown; confirmations?: unknown }>;
       try {
         // (address, verbose, skip, count, vinextra, reverse): oldest first, the mempool last.
-        batch = await this.rpc.call('searchrawtransactions', [address, 1, page * PAGE, PAGE, 0, false]);
+        batch = await this.indexed('searchrawtransactions', [address, 1, page * PAGE, PAGE, 0, false]);
       } catch (e) {
-        if (isRpcError(e, [NO_INFO])) break; // an address the chain has never seen
+        if (isRpcError(e, [NO_INFO])) return out; // an address the chain has never seen (or no more pages)
         throw e;
       }
       if (!Array.isArray(batch)) throw this.rpc.malformed('searchrawtransactions');
@@ -114,7 +117,7 @@ export class BitcoinNode {
   async transaction(txid: string): Promise<NodeTransaction | null> {
     let r: { confirmations?: unknown; blockhash?: unknown } | null;
     try {
-      r = await this.rpc.call('getrawtransaction', [txid, 1]);
+      r = await this.indexed('getrawtransaction', [txid, 1]);
     } catch (e) {
       if (isRpcError(e, [NO_INFO])) return null;
       throw e;
@@ -122,6 +125,18 @@ export class BitcoinNode {
     if (!r || typeof r !== 'object') throw this.rpc.malformed('getrawtransaction');
     const blockHash = typeof r.blockhash === 'string' && r.blockhash !== '' ? r.blockhash : null;
     return { confirmations: blockHash && typeof r.confirmations === 'number' ? r.confirmations : 0, blockHash };
+  }
+
+  /** A call that needs the node's indexes: a node without them is misconfigured (503), not refusing the request. */
+  private async indexed<T>(method: string, params: unknown[]): Promise<T> {
+    try {
+      return await this.rpc.call<T>(method, params);
+    } catch (e) {
+      if (e instanceof ChainRpcError && (e.code === METHOD_NOT_FOUND || INDEX_MISSING.test(e.message))) {
+        throw this.rpc.unavailable('node_error', `${method}: ${e.message.slice(0, 120)}; ${NEEDS}`);
+      }
+      throw e;
+    }
   }
 
   async blockHeight(blockHash: string): Promise<bigint> {

@@ -133,7 +133,7 @@ export class BitcoinRpc {
     return this.unavailable('bad_response', `${method}: the answer has an unexpected shape`);
   }
 
-  private unavailable(reason: UnavailableReason, detail: string, status: number | null = null): ChainUnavailable {
+  unavailable(reason: UnavailableReason, detail: string, status: number | null = null): ChainUnavailable {
     return new ChainUnavailable(this.target.chainId, this.target.name, reason, detail, status);
   }
 }
