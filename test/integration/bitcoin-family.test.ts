@@ -123,7 +123,11 @@ test('no fee rate asked: btcd\'s estimatefee within floor and cap, or the floor 
 test('two transfers, the second built with the first one\'s outpoints reserved, never share an input; both land', async () => {
   const dave = agent();
   await node.mineTo(dave.from.address, 3, 10_000_000n);
-  const first = await family.signTransfer(node.net, dave.from, { to: agent().from.address, amount: 6_000_000n }, noReservations, dave.key.sign);
+  // The first at the floor, 1 sat/vB: the node still relays and mines it.
+  const first = await family.signTransfer(node.net, dave.from, { to: agent().from.address, amount: 6_000_000n, feeRateSatPerVbyte: 1 }, noReservations, dave.key.sign);
+  // 1 sat/vB of the estimate (signatures at their largest): the real vsize, or at most 1 vB less.
+  expect(first.fee - BigInt(first.details.vsize as number)).toBeGreaterThanOrEqual(0n);
+  expect(first.fee - BigInt(first.details.vsize as number)).toBeLessThanOrEqual(1n);
   const second = await family.signTransfer(node.net, dave.from, { to: agent().from.address, amount: 6_000_000n }, { reservedOutpoints: new Set(first.spends) }, dave.key.sign);
   expect(first.spends.filter((op) => second.spends.includes(op))).toEqual([]);
   expect(inputsOf(first.raw).filter((op) => inputsOf(second.raw).includes(op))).toEqual([]);
