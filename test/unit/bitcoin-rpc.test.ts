@@ -85,6 +85,8 @@ test('no usable answer is ChainUnavailable, and never names the URL or the passw
   expect(e.message).not.toContain(SECRET);
   expect(e.message).not.toContain(String(closed));
   expect(await failure(client('not a url').call('getblockcount'))).toBeInstanceOf(ChainUnavailable);
+  expect(await failure(client(`http://u:%E0%A4%A@127.0.0.1:${port}/`).call('getblockcount'))).toBeInstanceOf(ChainUnavailable);
+  expect(await failure(client(`ftp://u:p@127.0.0.1:${port}/`).call('getblockcount'))).toBeInstanceOf(ChainUnavailable);
 });
 
 test('a node that echoes the URL in its error has it scrubbed', async () => {

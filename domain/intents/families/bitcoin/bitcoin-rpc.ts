@@ -120,8 +120,14 @@ export class BitcoinRpc {
       throw this.unavailable('connection', `${what}: the node's rpc_url is not a valid URL`);
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw this.unavailable('connection', `${what}: the node's rpc_url must be http(s)`);
-    const user = decodeURIComponent(u.username);
-    const pass = decodeURIComponent(u.password);
+    let user: string;
+    let pass: string;
+    try {
+      user = decodeURIComponent(u.username);
+      pass = decodeURIComponent(u.password);
+    } catch {
+      throw this.unavailable('connection', `${what}: the node's rpc_url has malformed credentials`);
+    }
     u.username = '';
     u.password = '';
     const authorization = user || pass ? `Basic ${Buffer.from(`${user}:${pass}`, 'utf8').toString('base64')}` : null;
