@@ -48,6 +48,7 @@ import type { ChainCommands } from '../domain/chains/chain-commands.ts';
 import type { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 import type { SigningKeyCommands } from '../domain/intents/signing-keys/signing-key-commands.ts';
 import type { SignCommands } from '../domain/intents/signing/sign-commands.ts';
+import type { FamilyTransactionCommands } from '../domain/intents/families/family-transaction-commands.ts';
 import type { TransactionCommands } from '../domain/intents/transactions/transaction-commands.ts';
 import type { SimulationCommands } from '../domain/intents/transactions/simulation-commands.ts';
 import type { WalletCommands } from '../domain/treasury/wallets/wallet-commands.ts';
@@ -144,6 +145,8 @@ export type ApiServices = {
   /** POST /v1/agents/{id}/sign: the agent's key signs messages, typed data, digests and transactions (sign only). */
   intents: SignCommands;
   transactions: TransactionCommands;
+  /** Transactions on Bitcoin and Solana networks (domain/intents/families). */
+  familyTransactions: FamilyTransactionCommands;
   simulations: SimulationCommands;
   /** Treasury wallets (human-only): generate, list, get, balance, export, rotate, deactivate. */
   treasuryWallets: WalletCommands;

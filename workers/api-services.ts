@@ -201,7 +201,7 @@ function globalLimit(config: Config): LimitSpec {
   return { name: 'global', ratePerSecond, burst, whenStoreDown: 'open', leaseSize: batchedLeaseSize(windowOf({ ratePerSecond, burst }).points) };
 }
 
-const pickIntents = ({ intents, transactions, simulations }: IntentServices) => ({ intents, transactions, simulations });
+const pickIntents = ({ intents, transactions, familyTransactions, simulations }: IntentServices) => ({ intents, transactions, familyTransactions, simulations });
 
 /** Accounts and personal credentials: one attempt throttle (passwords, Google ID tokens) and one password check shared by all. */
 function accountAreas(d: {

@@ -15,10 +15,14 @@ import { RpcSimulationProvider } from '../domain/intents/transactions/simulation
 import { SimulationCommands } from '../domain/intents/transactions/simulation-commands.ts';
 import { TransactionCommands } from '../domain/intents/transactions/transaction-commands.ts';
 import { TransactionsClient } from '../domain/intents/transactions/client.ts';
+import { FamilyTransactionCommands } from '../domain/intents/families/family-transaction-commands.ts';
+import { ChainFamilies } from '../domain/intents/families/family-registry.ts';
 import { HeldActionApprovals } from '../domain/approvals/held-action-approvals.ts';
 import { ApprovalsClient } from '../domain/approvals/client.ts';
 
-export type IntentServices = { intents: SignCommands; transactions: TransactionCommands; simulations: SimulationCommands; chainRpc: ChainRpc };
+export type IntentServices = {
+  intents: SignCommands; transactions: TransactionCommands; familyTransactions: FamilyTransactionCommands; simulations: SimulationCommands; chainRpc: ChainRpc;
+};
 
 export function intentServices(d: {
   db: () => EntityManager; hot: HotReads; kms: Kms; audit: ActionAudit; temporal: Client; log: Logger; rpcOverrides: ReadonlyMap<string, string>;
@@ -28,13 +32,18 @@ export function intentServices(d: {
   const simulations = new SimulationCommands({ db: d.db, provider: new RpcSimulationProvider(chainRpc) });
   // A transaction above its agent's approval threshold waits on an approval of its own (issue 31 §4).
   const heldApprovals = new HeldActionApprovals(new ApprovalsClient(d.temporal, d.log));
+  const client = new TransactionsClient(d.temporal, d.log);
   return {
     chainRpc,
     simulations,
     intents: new SignCommands({ db: d.db, hot: d.hot, signer, audit: d.audit }),
     transactions: new TransactionCommands({
-      db: d.db, hot: d.hot, signer, rpc: chainRpc, audit: d.audit, simulations, client: new TransactionsClient(d.temporal, d.log),
+      db: d.db, hot: d.hot, signer, rpc: chainRpc, audit: d.audit, simulations, client,
       openApproval: (tx, a) => heldApprovals.open(tx, a),
+    }),
+    // Bitcoin and Solana (issue 32): the same routes, the families' own building and signing.
+    familyTransactions: new FamilyTransactionCommands({
+      db: d.db, kms: d.kms, audit: d.audit, client, families: new ChainFamilies({ rpcOverrides: d.rpcOverrides }),
     }),
   };
 }

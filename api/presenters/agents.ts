@@ -49,6 +49,8 @@ export const AgentSchema = shape('Agent', z.object({
   execution_intents_enabled: z.boolean(),
   /** Limits over every binding of the agent: allowed_methods, max_body_bytes, max_requests_per_minute. */
   execution_guardrails: jsonObject,
+  /** Bitcoin and Solana guardrails in their native units: {"bitcoin": {"max_value", "daily_limit", "to_allowlist"}, "solana": {…, "token_allowlist", "ata_allowlist"}}. */
+  per_chain_guardrails: jsonObject,
   created_by: uuid.optional(),
   created_at: timestamp,
   updated_at: timestamp,
@@ -126,6 +128,7 @@ export function presentAgent(a: AgentRow): z.output<typeof AgentSchema> {
     eip712_domain_allowlist: a.eip712_domain_allowlist,
     execution_intents_enabled: a.execution_intents_enabled,
     execution_guardrails: a.execution_guardrails ?? {},
+    per_chain_guardrails: a.per_chain_guardrails ?? {},
     created_by: omitNull(a.created_by),
     created_at: isoAlways(a.created_at),
     updated_at: isoAlways(a.updated_at),

@@ -8,11 +8,16 @@ import { z } from 'zod';
 import type { TransactionRow } from '../../domain/intents/transactions/transaction-repository.ts';
 import type { StoredSimulation } from '../../domain/intents/transactions/simulation-commands.ts';
 import { shape, timestamp, uuid, isoAlways, isoOrOmit, omitNull } from './registry.ts';
+import { formatUnits } from '../../domain/intents/families/units.ts';
 
 const hex = z.string().regex(/^0x[0-9a-f]*$/);
-const hash = z.string().regex(/^0x[0-9a-f]{64}$/);
 const weiText = z.string().regex(/^[0-9]+$/);
-const addressText = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+/** EIP-55 on EVM chains; bech32 (Bitcoin) or base58 (Solana) on theirs. */
+const addressText = z.string().min(26).max(128);
+/** EVM: 0x-hex of the EIP-2718 bytes; Bitcoin: hex of the raw transaction; Solana: base64 of the wire transaction. */
+const signedBytes = z.string().min(1);
+/** EVM and Bitcoin: 0x-less or 0x-hex hash; Solana: the base58 signature. */
+const txHash = z.string().min(32).max(128);
 
 export const TRANSACTION_STATUSES = ['pending', 'signed', 'sign_only', 'broadcast', 'confirmed', 'failed', 'simulation_failed', 'awaiting_approval', 'rejected'] as const;
 
@@ -31,9 +36,16 @@ export const TransactionSchema = shape('AgentTransaction', z.object({
    * awaiting_approval (above the agent's tx_approval_threshold_eth: signed only once approved) → signed, or rejected.
    */
   status: z.enum(TRANSACTION_STATUSES),
-  /** The signed EIP-2718 serialization: on the POST that signed it, and on GET with include_signed_tx=true. */
-  signed_tx: hex.optional(),
-  tx_hash: hash.optional(),
+  /** The signed bytes (signedBytes above): on the POST that signed it, and on GET with include_signed_tx=true. */
+  signed_tx: signedBytes.optional(),
+  /** EVM: 0x-hex keccak256; Bitcoin: the txid; Solana: the base58 signature. */
+  tx_hash: txHash.optional(),
+  /** Bitcoin and Solana: the amount in the chain's major unit (BTC, SOL) or the token's, as sent; value_wei holds it in sat, lamport or token base units. */
+  value: z.string().optional(),
+  /** Bitcoin and Solana: the network fee paid, in sat or lamport. */
+  fee: weiText.optional(),
+  /** Solana SPL: the token's mint. */
+  token_mint: z.string().optional(),
   error_message: z.string().optional(),
   nonce: z.number().int().optional(),
   tx_type: z.number().int().min(0).max(4).optional(),
@@ -61,17 +73,22 @@ export const TransactionListSchema = shape('AgentTransactionList', z.object({
 
 export const SignedTransactionSchema = shape('SignOnlyTransaction', z.object({
   id: uuid,
-  signed_tx: hex,
-  tx_hash: hash,
+  signed_tx: signedBytes,
+  tx_hash: txHash,
   from: addressText,
   to: addressText,
   chain: z.string(),
   chain_id: z.number().int(),
-  nonce: z.number().int(),
+  /** EVM only (also tx_type, gas_limit and the fees). */
+  nonce: z.number().int().optional(),
   value_wei: weiText,
+  /** Bitcoin and Solana: the amount in the major unit, the fee in sat or lamport, the SPL mint. */
+  value: z.string().optional(),
+  fee: weiText.optional(),
+  token_mint: z.string().optional(),
   status: z.literal('sign_only'),
-  tx_type: z.number().int().min(0).max(4),
-  gas_limit: weiText,
+  tx_type: z.number().int().min(0).max(4).optional(),
+  gas_limit: weiText.optional(),
   gas_price: weiText.optional(),
   max_fee_per_gas: weiText.optional(),
   max_priority_fee_per_gas: weiText.optional(),
@@ -79,11 +96,21 @@ export const SignedTransactionSchema = shape('SignOnlyTransaction', z.object({
   simulation_status: z.string().optional(),
 }), 'A transaction signed by the agent\'s key for the caller to send (never broadcast here)');
 
+const FAMILY_DECIMALS: Record<string, number> = { bitcoin: 8, solana: 9 };
+
+/** A Bitcoin or Solana row's amount in its major unit, its fee and token; nothing for EVM rows. */
+function familyFacts(t: TransactionRow): { value?: string; fee?: string; token_mint?: string } {
+  if (t.family === 'ethereum') return {};
+  const mint = typeof t.details?.tokenMint === 'string' ? t.details.tokenMint : undefined;
+  const decimals = mint !== undefined ? Number(t.details?.tokenDecimals ?? 6) : FAMILY_DECIMALS[t.family] ?? 0;
+  return { value: formatUnits(t.value_wei, decimals), fee: t.fee_native === null ? undefined : t.fee_native.toString(), token_mint: mint };
+}
+
 export function presentTransaction(t: TransactionRow, includeSignedTx: boolean): z.output<typeof TransactionSchema> {
   const dec = (v: bigint | null) => (v === null ? undefined : v.toString());
   return {
     id: t.id, agent_id: t.agent_id, chain: t.chain, chain_id: t.chain_id, from: omitNull(t.from_address), to: t.to_address,
-    value_wei: t.value_wei.toString(), status: t.status,
+    value_wei: t.value_wei.toString(), status: t.status, ...familyFacts(t),
     ...(includeSignedTx && t.signed_tx ? { signed_tx: t.signed_tx } : {}),
     tx_hash: omitNull(t.tx_hash), error_message: omitNull(t.error_message), nonce: omitNull(t.nonce), tx_type: omitNull(t.tx_type),
     gas_limit: dec(t.gas_limit), gas_price: dec(t.gas_price), max_fee_per_gas: dec(t.max_fee_per_gas),
@@ -98,7 +125,7 @@ export function presentSignedTransaction(t: TransactionRow): z.output<typeof Sig
   const dec = (v: bigint | null) => (v === null ? undefined : v.toString());
   return {
     id: t.id, signed_tx: t.signed_tx!, tx_hash: t.tx_hash!, from: t.from_address!, to: t.to_address, chain: t.chain, chain_id: t.chain_id,
-    nonce: t.nonce!, value_wei: t.value_wei.toString(), status: 'sign_only', tx_type: t.tx_type!, gas_limit: t.gas_limit!.toString(),
+    nonce: omitNull(t.nonce), value_wei: t.value_wei.toString(), ...familyFacts(t), status: 'sign_only', tx_type: omitNull(t.tx_type), gas_limit: dec(t.gas_limit),
     gas_price: dec(t.gas_price), max_fee_per_gas: dec(t.max_fee_per_gas), max_priority_fee_per_gas: dec(t.max_priority_fee_per_gas),
     simulation_id: omitNull(t.simulation_id), simulation_status: omitNull(t.simulation_status),
   };

@@ -42,6 +42,8 @@ export type AgentSettings = {
   /** Set by PATCH only; a new agent gets the column defaults (migrations 0020, 0025). */
   message_signing_enabled?: boolean; raw_signing_enabled?: boolean;
   eip712_default_policy?: Eip712Policy; eip712_domain_allowlist?: Eip712DomainEntry[];
+  /** Bitcoin and Solana guardrails in their native units (domain/intents/families/family-guardrails.ts). */
+  per_chain_guardrails?: Record<string, Record<string, unknown>>;
 };
 
 /** An agent created through enrollment starts with these. */
@@ -54,7 +56,7 @@ export const DEFAULT_SETTINGS: Omit<AgentSettings, 'name' | 'description'> = {
 const SETTING_COLUMNS: (keyof AgentSettings)[] = ['name', 'description', 'intents_api_enabled', 'scopes', 'api_key_expires_at',
   'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'token_ttl_seconds',
   'tx_approval_threshold_eth', 'message_signing_enabled', 'raw_signing_enabled', 'eip712_default_policy', 'eip712_domain_allowlist', 'execution_intents_enabled',
-  'execution_guardrails'];
+  'execution_guardrails', 'per_chain_guardrails'];
 
 export async function insertAgent(tx: EntityManager, orgId: string, createdBy: string, s: AgentSettings, key: { prefix: string; digest: string }, humanEmail: string | null = null): Promise<AgentRow> {
   const agent = await query(tx).insertInto('agents').values({
@@ -64,6 +66,7 @@ export async function insertAgent(tx: EntityManager, orgId: string, createdBy: s
     tx_allowed_chains: s.tx_allowed_chains, tx_max_per_day: s.tx_max_per_day, token_ttl_seconds: s.token_ttl_seconds, created_by: createdBy,
     tx_approval_threshold_eth: s.tx_approval_threshold_eth,
     human_email: humanEmail, execution_intents_enabled: s.execution_intents_enabled, execution_guardrails: s.execution_guardrails,
+    per_chain_guardrails: s.per_chain_guardrails ?? {},
   }).returning(AGENT_COLUMNS).executeTakeFirstOrThrow() as AgentRow;
   await emitEvent(tx, orgId, 'agent.created', { agent_id: agent.id, name: agent.name, actor: subjectOf({ type: 'user', id: createdBy }) });
   return agent;

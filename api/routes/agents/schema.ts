@@ -43,6 +43,19 @@ const settings = {
   execution_guardrails: agentGuardrailsSchema,
 };
 
+/** An amount in a family's major unit with at most `decimals` decimals (BTC 8, SOL 9). */
+const nativeAmount = (decimals: number) => z.string().trim().max(40)
+  .regex(new RegExp(`^(0|[1-9][0-9]{0,29})(\\.[0-9]{1,${decimals}})?$`), { message: `must be a decimal amount with at most ${decimals} decimals (e.g. "0.5")` });
+const addressList = z.array(z.string().trim().min(1).max(128)).max(1000);
+const familyRules = (decimals: number) => z.strictObject({
+  max_value: nativeAmount(decimals).nullish(), daily_limit: nativeAmount(decimals).nullish(),
+  to_allowlist: addressList.optional(), token_allowlist: addressList.optional(), ata_allowlist: addressList.optional(),
+}).transform((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined && v !== null)));
+
+/** Guardrails per chain family in its native unit (domain/intents/families/family-guardrails.ts). */
+const perChainGuardrails = z.strictObject({ bitcoin: familyRules(8).optional(), solana: familyRules(9).optional() })
+  .transform((o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, Record<string, unknown>>);
+
 /**
  * An EIP-712 domain the agent may sign typed data for under policy `deny`: one or more of the
  * domain's own fields (domain/intents/eip712-domains.ts), nothing else.
@@ -83,6 +96,7 @@ export const createAgentBody = z.preprocess(guardrailAliases, z.object({
   token_ttl_seconds: settings.token_ttl_seconds.optional().default(null),
   execution_intents_enabled: settings.execution_intents_enabled.optional().default(false),
   execution_guardrails: settings.execution_guardrails.optional().default({}),
+  per_chain_guardrails: perChainGuardrails.optional(),
 }));
 
 export const updateAgentBody = z.preprocess(guardrailAliases, z.object({
@@ -100,6 +114,7 @@ export const updateAgentBody = z.preprocess(guardrailAliases, z.object({
   token_ttl_seconds: settings.token_ttl_seconds.optional(),
   execution_intents_enabled: settings.execution_intents_enabled.optional(),
   execution_guardrails: settings.execution_guardrails.optional(),
+  per_chain_guardrails: perChainGuardrails.optional(),
   // The unified sign endpoint's switches (POST /v1/agents/{id}/sign): humans set them, here only.
   message_signing_enabled: z.boolean().optional(),
   raw_signing_enabled: z.boolean().optional(),

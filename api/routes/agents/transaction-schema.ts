@@ -7,6 +7,9 @@
 import { z } from 'zod';
 import { idParam } from '../../input/fields.ts';
 import type { TransactionRequest } from '../../../domain/intents/transactions/transaction-request.ts';
+import type { FamilyTransactionRequest } from '../../../domain/intents/families/family-request.ts';
+import { familyNetworkOf } from '../../../domain/intents/families/family-chains.ts';
+import { familyTransactionBody, familyTransactionFields } from './family-transaction-schema.ts';
 import { MAX_UINT64, address, chain, hexBytes, nonce, opt, quantity, value, wei } from './evm-fields.ts';
 
 /** ETH as text, or as a JSON number written without an exponent. */
@@ -16,7 +19,8 @@ const gasLimit = quantity(MAX_UINT64, 'a gas amount').refine((v) => v > 0n, { me
 /** Fields of the reference that only other chains, or features this service does not offer, use. */
 const REFUSED: Record<string, string> = {
   token_mint: 'names a Solana or Tron token; on an EVM chain send the token contract as `to` and its transfer calldata as `data`',
-  token_decimals: 'is for Solana and Tron tokens only',
+  token_decimals: 'is for Solana and Tron tokens only', create_recipient_token_account: 'is for Solana tokens only',
+  compute_unit_price: 'is for Solana only',
   destination_tag: 'is for XRP only', memo: 'is for XRP and Solana only', fee_rate_sat_per_vbyte: 'is for Bitcoin only',
   fee_limit_sun: 'is for Tron only', ttl: 'is for Cardano only', xrpl_tx_json: 'is for XRP only', tron_transaction: 'is for Tron only',
   raw_transaction: 'is for the later non-EVM chains; on an EVM chain send the fields (to, value, data …)',
@@ -66,7 +70,33 @@ const toRequest = (b: Parsed, ctx: z.RefinementCtx): TransactionRequest => {
   };
 };
 
-export const submitTransactionBody = z.looseObject(transactionFields).superRefine(refuseOtherChains).transform(toRequest);
+const evmTransactionBody = z.looseObject(transactionFields).superRefine(refuseOtherChains).transform(toRequest);
+
+/** Parses `o` with `schema`, its issues becoming the caller's. */
+function parseWith<S extends z.ZodType>(schema: S, o: unknown, ctx: z.RefinementCtx): z.output<S> {
+  const r = schema.safeParse(o);
+  if (r.success) return r.data;
+  for (const issue of r.error.issues) ctx.addIssue({ ...issue, code: 'custom', message: issue.message, path: issue.path } as never);
+  return z.NEVER;
+}
+
+/** What a transaction body asks for: an EVM transaction, or a transfer on a Bitcoin or Solana network. */
+export type TransactionBody = { kind: 'evm'; req: TransactionRequest } | { kind: 'family'; req: FamilyTransactionRequest };
+
+/**
+ * The reference's one body for every chain: a Bitcoin or Solana `chain` (or its chain_id) takes the
+ * family's fields (family-transaction-schema.ts), anything else the EVM ones. Documented as the
+ * union of both sets of fields.
+ */
+export const submitTransactionBody = z.looseObject({
+  ...transactionFields, to: z.string(), value: z.union([z.string(), z.number()]),
+  ...Object.fromEntries(Object.entries(familyTransactionFields).filter(([k]) => !(k in transactionFields))),
+}).transform((o, ctx): TransactionBody => {
+  const named = o.chain ?? o.chain_id;
+  return named !== undefined && familyNetworkOf(named) !== null
+    ? { kind: 'family', req: parseWith(familyTransactionBody, o, ctx) }
+    : { kind: 'evm', req: parseWith(evmTransactionBody, o, ctx) };
+});
 
 const simulateFields = {
   chain: opt(chain), chain_id: transactionFields.chain_id, to: address, value: amount, data: opt(hexBytes),

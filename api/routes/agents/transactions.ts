@@ -35,7 +35,10 @@ export const transactionRoutes = [
       503: "The chain's node cannot be reached, or the chain has no rpc_url",
     },
     handler: async ({ ctx, params, body, action, services: s }) => {
-      const r = await s.transactions.submit(action, params.agent_id, body, idempotencyKeyOf(ctx, MAX_IDEMPOTENCY_KEY), 'submit');
+      const key = idempotencyKeyOf(ctx, MAX_IDEMPOTENCY_KEY);
+      const r = body.kind === 'family'
+        ? await s.familyTransactions.submit(action, params.agent_id, body.req, key, 'submit')
+        : await s.transactions.submit(action, params.agent_id, body.req, key, 'submit');
       if (r.replayed) ctx.state.successStatus = 200;
       else if (r.tx.status === 'awaiting_approval' && r.tx.approval_id) {
         ctx.state.successStatus = 202;
@@ -54,8 +57,13 @@ export const transactionRoutes = [
       409: 'A request with this Idempotency-Key is still being signed', 422: 'simulate_first: the simulation reverted; or the Idempotency-Key was reused',
       503: "The chain's node cannot be reached (to fill in the nonce, gas or fees)",
     },
-    handler: async ({ ctx, params, body, action, services: s }) =>
-      presentSignedTransaction((await s.transactions.submit(action, params.agent_id, body, idempotencyKeyOf(ctx, MAX_IDEMPOTENCY_KEY), 'sign_only')).tx),
+    handler: async ({ ctx, params, body, action, services: s }) => {
+      const key = idempotencyKeyOf(ctx, MAX_IDEMPOTENCY_KEY);
+      const r = body.kind === 'family'
+        ? await s.familyTransactions.submit(action, params.agent_id, body.req, key, 'sign_only')
+        : await s.transactions.submit(action, params.agent_id, body.req, key, 'sign_only');
+      return presentSignedTransaction(r.tx);
+    },
   }),
   route({
     method: 'GET', path: '/v1/agents/:agent_id/transactions', tag: 'Transactions', auth: 'principal',

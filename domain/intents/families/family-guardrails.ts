@@ -9,9 +9,9 @@
 //   token_allowlist  Solana: the SPL mints the agent may send (absent: any; empty: none)
 //   ata_allowlist    Solana: owners for whom the agent may create an associated token account
 //                    (absent: any, when the request asks for it; empty: none)
-// The agent-wide tx_allowed_chains, tx_to_allowlist and tx_max_per_day apply too. tx_max_value_eth,
+// The route checks their shape (api/routes/agents/schema.ts). The agent-wide tx_allowed_chains, tx_to_allowlist and tx_max_per_day apply too. tx_max_value_eth,
 // tx_daily_limit_eth and tx_approval_threshold_eth are in ETH and never stand in for another unit.
-import { Problem, invalidField } from '../../errors.ts';
+import { Problem } from '../../errors.ts';
 import type { AgentRow } from '../../agents/agent-repository.ts';
 import type { SignedFamily } from './family-chains.ts';
 import { formatUnits, parseUnits } from './units.ts';
@@ -20,42 +20,11 @@ export type FamilyGuardrails = {
   max_value?: string; daily_limit?: string; to_allowlist?: string[]; token_allowlist?: string[]; ata_allowlist?: string[];
 };
 
-const FAMILIES: SignedFamily[] = ['bitcoin', 'solana'];
 const DECIMALS: Record<SignedFamily, number> = { bitcoin: 8, solana: 9 };
-const LISTS = ['to_allowlist', 'token_allowlist', 'ata_allowlist'] as const;
 
 export const familyRefusal = (guardrail: string, why: string) => new Problem(403, `${guardrail}: ${why}`, {
   type: 'guardrail_violation', title: 'Guardrail Violation', extras: { guardrail },
 });
-
-/** Checks and normalizes a per_chain_guardrails body (400 naming the field); unknown families and keys are refused. */
-export function parsePerChainGuardrails(raw: unknown): Record<string, FamilyGuardrails> {
-  const field = 'per_chain_guardrails';
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalidField(field, 'must be an object keyed by chain family (bitcoin, solana)');
-  const out: Record<string, FamilyGuardrails> = {};
-  for (const [family, rules] of Object.entries(raw)) {
-    if (!FAMILIES.includes(family as SignedFamily)) throw invalidField(`${field}.${family}`, 'is not a chain family with per-chain guardrails (bitcoin, solana)');
-    if (typeof rules !== 'object' || rules === null || Array.isArray(rules)) throw invalidField(`${field}.${family}`, 'must be an object');
-    const g: FamilyGuardrails = {};
-    for (const [k, v] of Object.entries(rules)) {
-      const at = `${field}.${family}.${k}`;
-      if (k === 'max_value' || k === 'daily_limit') {
-        if (v === null) continue;
-        parseUnits(v, DECIMALS[family as SignedFamily], at); // throws the 400
-        g[k] = v as string;
-      } else if ((LISTS as readonly string[]).includes(k)) {
-        if (!Array.isArray(v) || v.length > 1000 || !v.every((x) => typeof x === 'string' && x.length > 0 && x.length <= 128)) {
-          throw invalidField(at, 'must be a list of at most 1000 addresses');
-        }
-        g[k as (typeof LISTS)[number]] = [...new Set(v as string[])];
-      } else {
-        throw invalidField(at, 'is not a guardrail (max_value, daily_limit, to_allowlist, token_allowlist, ata_allowlist)');
-      }
-    }
-    out[family] = g;
-  }
-  return out;
-}
 
 /** The family's rules on this agent ({} when none). */
 export const guardrailsOf = (agent: Pick<AgentRow, 'per_chain_guardrails'>, family: SignedFamily): FamilyGuardrails =>

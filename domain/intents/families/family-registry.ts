@@ -8,6 +8,7 @@ import { effectiveRpcUrl } from '../../chains/effective-rpc.ts';
 import type { ChainFamily, FamilyNetwork } from './chain-family.ts';
 import { familyNetworkOf, type SignedFamily } from './family-chains.ts';
 import { SolanaFamily } from './solana/solana-family.ts';
+import { BitcoinFamily } from './bitcoin/bitcoin-family.ts';
 
 export type ResolvedNetwork = { family: ChainFamily; name: SignedFamily; net: FamilyNetwork; row: ChainRow };
 
@@ -16,7 +17,7 @@ export class ChainFamilies {
   private readonly rpcOverrides: ReadonlyMap<string, string>;
 
   constructor(d: { rpcOverrides: ReadonlyMap<string, string>; families?: ChainFamily[] }) {
-    const families = d.families ?? [new SolanaFamily()];
+    const families = d.families ?? [new BitcoinFamily(), new SolanaFamily()];
     this.byName = new Map(families.map((f) => [f.family as SignedFamily, f]));
     this.rpcOverrides = d.rpcOverrides;
   }

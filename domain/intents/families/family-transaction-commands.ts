@@ -29,7 +29,7 @@ import { findByIdempotencyKey, lockIdempotencyKey, releaseStaleIdempotencyKey, t
 import type { TransactionMode, TransactionOutcome } from '../transactions/transaction-commands.ts';
 import type { ChainFamilies, ResolvedNetwork } from './family-registry.ts';
 import { FamilySigner, type FamilyKey } from './family-signer.ts';
-import { checkFamilyGuardrails, dailyLimitOf, familyRefusal } from './family-guardrails.ts';
+import { checkFamilyGuardrails, dailyLimitOf, familyRefusal, guardrailsOf } from './family-guardrails.ts';
 import { DEFAULT_TOKEN_DECIMALS, familyRequestDigest, type FamilyTransactionRequest } from './family-request.ts';
 import { FamilyCapRefused, OutpointTaken, recordFamilyTransaction, reservedOutpoints } from './family-transaction-repository.ts';
 import type { SignedTransfer, TransferIntent } from './chain-family.ts';
@@ -64,6 +64,12 @@ export class FamilyTransactionCommands {
     checkSigningKeyPath(agent.id, req.signingKeyPath);
     if (!family.isAddress(req.to, net)) throw invalidField('to', `must be a ${network.name} address valid on ${net.name}`);
     const intent = this.intentOf(network, req);
+    // The recipient's token account is created when it has none, unless the request says no or
+    // the agent's ata_allowlist does not name the recipient.
+    if (intent.tokenMint !== undefined && req.createRecipientTokenAccount === undefined) {
+      const allow = guardrailsOf(agent, 'solana').ata_allowlist;
+      intent.createRecipientTokenAccount = allow === undefined || allow.includes(req.to);
+    }
     const digest = familyRequestDigest(req, net.name, mode);
     if (idempotencyKey !== null) {
       const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey);

@@ -1,0 +1,58 @@
+// The body of a transaction on a Bitcoin or Solana network (the same routes as EVM:
+// transaction-schema.ts hands the body here when `chain` names one). Reference
+// SubmitTransactionRequest's non-EVM fields: `value` in the chain's major unit (BTC, SOL) or, with
+// `token_mint`, in the token's (token_decimals, default 6); `fee_rate_sat_per_vbyte` (Bitcoin);
+// ours: `compute_unit_price` (Solana micro-lamports per compute unit) and
+// `create_recipient_token_account` (Solana: create the recipient's associated token account when
+// it has none; by default it is created when the agent's ata_allowlist allows it). Fields of EVM
+// or of other chains are refused by name rather than silently dropped.
+import { z } from 'zod';
+import type { FamilyTransactionRequest } from '../../../domain/intents/families/family-request.ts';
+import { chain, opt, quantity } from './evm-fields.ts';
+
+const REFUSED: Record<string, string> = {
+  data: 'is EVM calldata; Bitcoin and Solana transfers here carry none', nonce: 'is for EVM chains', gas_limit: 'is for EVM chains',
+  gas_price: 'is for EVM chains', max_fee_per_gas: 'is for EVM chains', max_priority_fee_per_gas: 'is for EVM chains',
+  destination_tag: 'is for XRP only', memo: 'is not offered for Bitcoin and Solana transfers here', fee_limit_sun: 'is for Tron only',
+  ttl: 'is for Cardano only', xrpl_tx_json: 'is for XRP only', tron_transaction: 'is for Tron only',
+  raw_transaction: 'is not offered: send the fields (to, value …) and the service builds the transaction',
+};
+
+const refuseOthers = (o: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  for (const [field, why] of Object.entries(REFUSED)) {
+    if (o[field] !== undefined && o[field] !== null) ctx.addIssue({ code: 'custom', path: [field], message: why });
+  }
+  if (o.simulate_first === true) ctx.addIssue({ code: 'custom', path: ['simulate_first'], message: 'simulation is for EVM chains' });
+  if (o.mode !== undefined && o.mode !== null && o.mode !== 'eoa') ctx.addIssue({ code: 'custom', path: ['mode'], message: 'only eoa is offered' });
+  if (o.gasless === true) ctx.addIssue({ code: 'custom', path: ['gasless'], message: 'sponsored transactions are not offered' });
+};
+
+/** A decimal amount as text (a JSON number is taken as written, without an exponent). */
+const decimalText = z.union([z.string().trim().max(100), z.number().nonnegative().transform((n) => String(n))])
+  .refine((v) => /^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(v), { message: 'must be a decimal amount such as "0.001" (no sign or exponent)' });
+
+export const familyTransactionFields = {
+  chain: opt(chain),
+  chain_id: opt(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
+  to: z.string().trim().min(1).max(128),
+  value: decimalText,
+  token_mint: opt(z.string().trim().min(32).max(44)),
+  token_decimals: opt(z.number().int().min(0).max(255)),
+  create_recipient_token_account: opt(z.boolean()),
+  fee_rate_sat_per_vbyte: opt(z.number().int().min(1).max(1_000_000)),
+  compute_unit_price: opt(quantity(2n ** 64n - 1n, 'micro-lamports per compute unit')),
+  signing_key_path: opt(z.string().max(512)),
+};
+
+export const familyTransactionBody = z.looseObject(familyTransactionFields).superRefine(refuseOthers).transform((b, ctx): FamilyTransactionRequest => {
+  const named = b.chain ?? b.chain_id;
+  if (named === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['chain'], message: 'is required' });
+    return z.NEVER;
+  }
+  return {
+    chain: named, to: b.to, value: b.value, tokenMint: b.token_mint, tokenDecimals: b.token_decimals,
+    createRecipientTokenAccount: b.create_recipient_token_account, feeRateSatPerVbyte: b.fee_rate_sat_per_vbyte,
+    computeUnitPrice: b.compute_unit_price, signingKeyPath: b.signing_key_path,
+  };
+});
