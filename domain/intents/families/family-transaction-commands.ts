@@ -8,8 +8,9 @@
 //      has it signed ONCE through the KMS; a refusal it can see (insufficient funds, bad fee rate)
 //      is a 4xx before anything is signed;
 //   4. one database transaction records it with everything it reserves (family-transaction-
-//      repository.ts): the day's family spend and count under their caps, the coins it spends (a
-//      coin another request took first: the transfer is built again without it, up to 3 times);
+//      repository.ts): the day's family spend and count under their caps, and for a submit the
+//      coins it spends (a coin another request took first: the transfer is built again without
+//      it, up to 3 times; one sender's requests are built one at a time per process);
 //      a refusal writes nothing, and the signature is never seen;
 //   5. for a submit, the broadcast workflow `tx:<id>` (the EVM one: the broadcaster hands family
 //      rows to family-broadcaster.ts), which sends exactly those bytes.
@@ -24,6 +25,7 @@ import { Problem, conflict, invalidField } from '../../errors.ts';
 import { authorizeIntents } from '../intents-access.ts';
 import { checkSigningKeyPath } from '../transactions/sender-address.ts';
 import { chainProblem } from '../transactions/chain-problems.ts';
+import { SenderQueue } from '../transactions/nonce.ts';
 import type { TransactionsClient } from '../transactions/client.ts';
 import { findByIdempotencyKey, lockIdempotencyKey, releaseStaleIdempotencyKey, type TransactionRow } from '../transactions/transaction-repository.ts';
 import type { TransactionMode, TransactionOutcome } from '../transactions/transaction-commands.ts';
@@ -43,6 +45,7 @@ const COIN_ATTEMPTS = 3;
 export class FamilyTransactionCommands {
   private readonly d: FamilyTransactionDeps;
   private readonly signer: FamilySigner;
+  private readonly senders = new SenderQueue();
 
   constructor(deps: FamilyTransactionDeps) {
     this.d = deps;
@@ -83,11 +86,16 @@ export class FamilyTransactionCommands {
     const from = family.addressOf(key.sender.publicKey, net);
     const id = randomUUID();
     const actor = subjectOf(principal);
-    let row: TransactionRow | 'replay' | null = null;
-    for (let attempt = 0; attempt < COIN_ATTEMPTS && row === null; attempt++) {
-      const signed = await this.signOnce(network, key, from, intent);
-      row = await this.record(em, { id, agent, network, from, req, intent, signed, mode, idempotencyKey, digest, actor });
-    }
+    // One sender's transfers are built one at a time in this process (they would all pick the same
+    // coins); across processes a coin taken first makes the transfer be built again.
+    const row = await this.senders.run(net.chainId, from, async () => {
+      for (let attempt = 0; attempt < COIN_ATTEMPTS; attempt++) {
+        const signed = await this.signOnce(network, key, from, intent);
+        const recorded = await this.record(em, { id, agent, network, from, req, intent, signed, mode, idempotencyKey, digest, actor });
+        if (recorded !== null) return recorded;
+      }
+      return null;
+    });
     if (row === null) throw conflict('The coins of this address are being spent by parallel requests; try again shortly');
     if (row === 'replay') {
       const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey!);
@@ -148,7 +156,9 @@ export class FamilyTransactionCommands {
         return recordFamilyTransaction(tx, {
           id: a.id, orgId: agent.org_id, agentId: agent.id, family: network.name, chain: network.net.name, chainId: network.net.chainId,
           from: a.from, to: req.to, value: a.intent.amount, spend: req.tokenMint ? 0n : a.intent.amount, status, signedTx: signed.raw, txHash: signed.txHash,
-          fee: signed.fee, details, spends: signed.spends, idempotencyKey: a.idempotencyKey, requestDigest: a.digest, createdBy: a.actor,
+          // A sign-only transfer's bytes are the caller's to send: its coins are not held back from later
+          // transfers (once sent, the node's mempool shows them spent, which the family respects).
+          fee: signed.fee, details, spends: a.mode === 'submit' ? signed.spends : [], idempotencyKey: a.idempotencyKey, requestDigest: a.digest, createdBy: a.actor,
           caps: { dailyLimit: dailyLimitOf(agent, network.name), maxCount: agent.tx_max_per_day },
           event: status !== 'sign_only' ? null : {
             agent_id: agent.id, transaction_id: a.id, chain: network.net.name, chain_id: network.net.chainId, from: a.from, to: req.to,
