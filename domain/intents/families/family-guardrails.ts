@@ -3,8 +3,9 @@
 // by family:
 //   {"bitcoin": {"max_value": "0.01", "daily_limit": "0.05", "to_allowlist": ["bcrt1…"]},
 //    "solana":  {"max_value": "2", "daily_limit": "10", "token_allowlist": ["<mint>"], "ata_allowlist": ["<owner>"]}}
-//   max_value        the most one transaction may send (BTC, SOL; for an SPL token: its own units)
-//   daily_limit      the most a UTC day's transactions of the family may send together (native only)
+//   max_value        the most one transaction may send (BTC, SOL; native transfers only)
+//   daily_limit      the most a UTC day's transactions of the family may send together (native only;
+//                    SPL tokens are limited by token_allowlist, their amounts by nothing here)
 //   to_allowlist     destinations allowed (empty or absent: any)
 //   token_allowlist  Solana: the SPL mints the agent may send (absent: any; empty: none)
 //   ata_allowlist    Solana: owners for whom the agent may create an associated token account
@@ -62,8 +63,8 @@ export function checkFamilyGuardrails(agent: AgentRow, t: GuardedTransfer): void
   if (t.createsTokenAccount && g.ata_allowlist && !g.ata_allowlist.includes(t.to)) {
     throw familyRefusal(`${name}.ata_allowlist`, `the agent may not create a token account for ${t.to}`);
   }
-  if (g.max_value !== undefined) {
-    const decimals = t.tokenMint !== undefined ? t.tokenDecimals ?? 6 : DECIMALS[t.family];
+  if (g.max_value !== undefined && t.tokenMint === undefined) {
+    const decimals = DECIMALS[t.family];
     const max = parseUnits(g.max_value, decimals);
     if (t.amount > max) {
       throw familyRefusal(`${name}.max_value`, `${formatUnits(t.amount, decimals)} is more than the agent's limit of ${g.max_value} per transaction`);

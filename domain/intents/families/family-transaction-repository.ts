@@ -63,7 +63,7 @@ export async function recordFamilyTransaction(tx: EntityManager, r: FamilyTransa
   if (!counted) throw new FamilyCapRefused('tx_max_per_day');
   const row = await q.insertInto('agent_transactions').values({
     id: r.id, org_id: r.orgId, agent_id: r.agentId, family: r.family, chain: r.chain, chain_id: r.chainId, from_address: r.from, to_address: r.to,
-    value_wei: r.value, status: r.status, signed_tx: r.signedTx, tx_hash: r.txHash, fee_native: r.fee, details: JSON.stringify(r.details) as never,
+    value_wei: r.value, status: r.status, signed_tx: r.signedTx, tx_hash: r.txHash, fee_native: r.fee, details: r.details,
     idempotency_key: r.idempotencyKey, request_digest: r.requestDigest, created_by: r.createdBy, reserved_day: sql`${counted.day}::date`, signed_at: sql`now()`,
   }).returning(TRANSACTION_COLUMNS).executeTakeFirstOrThrow();
   if (r.spends.length > 0) {
@@ -112,7 +112,7 @@ export async function endFamilyTransaction(em: EntityManager, id: string, from: 
 export async function replaceSignedBytes(em: EntityManager, id: string, oldHash: string, signedTx: string, txHash: string,
   fee: bigint, details: Record<string, string | number | boolean | null>): Promise<boolean> {
   const row = await query(em).updateTable('agent_transactions')
-    .set({ signed_tx: signedTx, tx_hash: txHash, fee_native: fee, details: JSON.stringify(details) as never, status: 'signed', updated_at: sql`now()` })
+    .set({ signed_tx: signedTx, tx_hash: txHash, fee_native: fee, details, status: 'signed', updated_at: sql`now()` })
     .where('id', '=', id).where('tx_hash', '=', oldHash).where('status', 'in', ['signed', 'broadcast']).returning('id').executeTakeFirst();
   return row !== undefined;
 }
