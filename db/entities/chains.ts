@@ -21,7 +21,7 @@ export const Chain = defineEntity({
     /** The family's own word for the network (bitcoin mainnet|testnet|regtest …); null for EVM. */
     network: p.text().nullable(),
     /** Confirmations after which a transaction counts as confirmed. */
-    confirmations: p.integer().default(1).check('confirmations BETWEEN 1 AND 1000'),
+    confirmations: p.integer().default(1).check('confirmations >= 1 AND confirmations <= 1000'),
     created_at: p.datetime().defaultRaw('now()'),
     updated_at: p.datetime().defaultRaw('now()'),
   },

@@ -16,7 +16,7 @@ export const up = `
 ALTER TABLE chains ADD COLUMN family text NOT NULL DEFAULT 'ethereum'
   CHECK (family IN ('ethereum','bitcoin','solana','xrp','cardano','tron'));
 ALTER TABLE chains ADD COLUMN network text;
-ALTER TABLE chains ADD COLUMN confirmations integer NOT NULL DEFAULT 1 CHECK (confirmations BETWEEN 1 AND 1000);
+ALTER TABLE chains ADD COLUMN confirmations integer NOT NULL DEFAULT 1 CHECK (confirmations >= 1 AND confirmations <= 1000);
 ALTER TABLE chains ADD CONSTRAINT chains_network_of_family CHECK ((family = 'ethereum') = (network IS NULL));
 
 INSERT INTO chains (name, display_name, chain_id, rpc_url, explorer_url, native_currency, is_testnet, family, network, confirmations) VALUES

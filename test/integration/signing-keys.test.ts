@@ -7,6 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { getAddress, recoverAddress, toHex } from 'viem';
+import * as bitcoin from 'bitcoinjs-lib';
+import { secp256k1 } from '@noble/curves/secp256k1';
+import { ed25519 } from '@noble/curves/ed25519';
+import { PublicKey } from '@solana/web3.js';
 import { privateKeyToAddress, publicKeyToAddress } from 'viem/accounts';
 import { call, closeDb, db, eventually, joinAsMember, signup, type Account } from '../helpers/api.ts';
 import { pgEm } from '../helpers/pg-em.ts';
@@ -72,7 +76,8 @@ describe('provisioning an EVM key', () => {
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
       id: expect.any(String), agent_id: agent.id, chain: 'ethereum', curve: 'secp256k1', public_key: expect.stringMatching(/^0x04[0-9a-f]{128}$/),
-      address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), key_version: 1, is_active: true, created_at: expect.any(String), rotated_at: null,
+      address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), addresses: { ethereum: r.body.address }, key_version: 1, is_active: true,
+      created_at: expect.any(String), rotated_at: null,
     });
     expect(r.body.address).toBe(publicKeyToAddress(r.body.public_key));
     expect(getAddress(r.body.address)).toBe(r.body.address);
@@ -86,8 +91,8 @@ describe('provisioning an EVM key', () => {
     }
   });
 
-  test('bitcoin and the other later chains, unknown chains and bad bodies are 400 naming chain, and change nothing', async () => {
-    for (const chain of ['bitcoin', 'solana', 'xrp', 'cardano', 'tron']) {
+  test('the later chains (xrp, cardano, tron), unknown chains and bad bodies are 400 naming chain, and change nothing', async () => {
+    for (const chain of ['xrp', 'cardano', 'tron']) {
       const r = await create(owner, agent.id, chain);
       isProblem(r, 400);
       expect(r.body.errors).toEqual([{ field: 'chain', message: expect.stringContaining('not available yet') }]);
@@ -98,7 +103,7 @@ describe('provisioning an EVM key', () => {
       expect(r.body.detail).toContain('chain');
     }
     isProblem(await call('POST', keysUrl(agent.id), { token: owner.token, body: {} }), 400);
-    isProblem(await rotate(owner, agent.id, 'bitcoin'), 400);
+    isProblem(await rotate(owner, agent.id, 'xrp'), 400);
     isProblem(await deactivate(owner, agent.id, 'nochain'), 400);
     expect((await list(owner.token, agent.id)).body.keys.map((k: any) => k.id)).toEqual([first.id]);
   });
@@ -287,6 +292,37 @@ describe('rotation, export and deactivation', () => {
     const audit = await db().query('SELECT details::text AS d FROM audit_events WHERE org_id = $1', [owner.orgId]);
     for (const a of audit.rows) expect(a.d).not.toMatch(/local-ec:|pkcs11-ec:/);
     expect(JSON.stringify((await list(owner.token, agent.id)).body)).not.toMatch(/local-ec:|pkcs11-ec:|handle/);
+  });
+});
+
+describe('bitcoin and solana keys (issue 32)', () => {
+  test('bitcoin: a secp256k1 key with its P2WPKH address on each network; solana: an Ed25519 key whose base58 is its address; both sign through the KMS', async () => {
+    const bot = await registerAgent(owner);
+    const btc = await create(owner, bot.id, 'btc');
+    expect(btc.status).toBe(201);
+    expect(btc.body).toMatchObject({ chain: 'bitcoin', curve: 'secp256k1', public_key: expect.stringMatching(/^0x04[0-9a-f]{128}$/) });
+    const compressed = Buffer.from(secp256k1.ProjectivePoint.fromHex(btc.body.public_key.slice(2)).toRawBytes(true));
+    const p2wpkh = (network: bitcoin.Network) => bitcoin.payments.p2wpkh({ pubkey: compressed, network }).address;
+    expect(btc.body.address).toBe(p2wpkh(bitcoin.networks.bitcoin));
+    expect(btc.body.addresses).toEqual({
+      bitcoin: p2wpkh(bitcoin.networks.bitcoin), 'bitcoin-testnet': p2wpkh(bitcoin.networks.testnet), 'bitcoin-regtest': p2wpkh(bitcoin.networks.regtest),
+    });
+    isProblem(await create(owner, bot.id, 'bitcoin-regtest'), 409); // one key for every bitcoin network
+
+    const sol = await create(owner, bot.id, 'solana');
+    expect(sol.status).toBe(201);
+    expect(sol.body).toMatchObject({ chain: 'solana', curve: 'ed25519', public_key: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(sol.body.address).toBe(new PublicKey(Buffer.from(sol.body.public_key.slice(2), 'hex')).toBase58());
+    expect(sol.body.addresses).toEqual({ solana: sol.body.address });
+
+    // Export: the local backend hands out the seed (it matches the record); pkcs11 keys never leave the token.
+    const exported = await exportKey(owner.token, bot.id, owner.password, 'solana');
+    if (PKCS11) {
+      isProblem(exported, 409);
+    } else {
+      expect(exported.status).toBe(200);
+      expect(toHex(ed25519.getPublicKey(Buffer.from(exported.body.private_key.slice(2), 'hex')))).toBe(sol.body.public_key);
+    }
   });
 });
 

@@ -236,7 +236,8 @@ describe('who may transact', () => {
       ['gas_price', { chain: chain.name, to, value: '1', gas_price: '1', max_fee_per_gas: '2' }],
       ['token_mint', { chain: chain.name, to, value: '1', token_mint: 'So11111111111111111111111111111111111111112' }],
       ['mode', { chain: chain.name, to, value: '1', mode: 'smart_account' }],
-      ['chain', { chain: 'bitcoin', to, value: '1' }],
+      ['to', { chain: 'bitcoin', to, value: '1' }], // an EVM address is no Bitcoin destination
+      ['chain', { chain: 'xrp', to, value: '1' }],
       ['chain_id', { chain: chain.name, chain_id: 1, to, value: '1' }],
     ];
     for (const [field, body] of cases) {

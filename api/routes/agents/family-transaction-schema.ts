@@ -31,7 +31,7 @@ const refuseOthers = (o: Record<string, unknown>, ctx: z.RefinementCtx) => {
 const decimalText = z.union([z.string().trim().max(100), z.number().nonnegative().transform((n) => String(n))])
   .refine((v) => /^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(v), { message: 'must be a decimal amount such as "0.001" (no sign or exponent)' });
 
-export const familyTransactionFields = {
+const familyTransactionFields = {
   chain: opt(chain),
   chain_id: opt(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
   to: z.string().trim().min(1).max(128),

@@ -9,7 +9,7 @@ import { idParam } from '../../input/fields.ts';
 import type { TransactionRequest } from '../../../domain/intents/transactions/transaction-request.ts';
 import type { FamilyTransactionRequest } from '../../../domain/intents/families/family-request.ts';
 import { familyNetworkOf } from '../../../domain/intents/families/family-chains.ts';
-import { familyTransactionBody, familyTransactionFields } from './family-transaction-schema.ts';
+import { familyTransactionBody } from './family-transaction-schema.ts';
 import { MAX_UINT64, address, chain, hexBytes, nonce, opt, quantity, value, wei } from './evm-fields.ts';
 
 /** ETH as text, or as a JSON number written without an exponent. */
@@ -88,12 +88,19 @@ export type TransactionBody = { kind: 'evm'; req: TransactionRequest } | { kind:
  * family's fields (family-transaction-schema.ts), anything else the EVM ones. Documented as the
  * union of both sets of fields.
  */
-export const submitTransactionBody = z.looseObject({
-  ...transactionFields, to: z.string(), value: z.union([z.string(), z.number()]),
-  ...Object.fromEntries(Object.entries(familyTransactionFields).filter(([k]) => !(k in transactionFields))),
-}).transform((o, ctx): TransactionBody => {
+const numberOrText = z.union([z.number(), z.string()]);
+/** The fields as sent (no transforms, so the chosen schema parses them as they came). */
+const asSent = {
+  chain: numberOrText.nullish(), chain_id: z.number().nullish(), to: z.string(), value: numberOrText, data: z.string().nullish(),
+  signing_key_path: z.string().nullish(), nonce: numberOrText.nullish(), gas_limit: numberOrText.nullish(), gas_price: numberOrText.nullish(),
+  max_fee_per_gas: numberOrText.nullish(), max_priority_fee_per_gas: numberOrText.nullish(), simulate_first: z.boolean().nullish(),
+  token_mint: z.string().nullish(), token_decimals: z.number().nullish(), create_recipient_token_account: z.boolean().nullish(),
+  fee_rate_sat_per_vbyte: z.number().nullish(), compute_unit_price: numberOrText.nullish(),
+};
+
+export const submitTransactionBody = z.looseObject(asSent).transform((o, ctx): TransactionBody => {
   const named = o.chain ?? o.chain_id;
-  return named !== undefined && familyNetworkOf(named) !== null
+  return named !== undefined && named !== null && familyNetworkOf(named) !== null
     ? { kind: 'family', req: parseWith(familyTransactionBody, o, ctx) }
     : { kind: 'evm', req: parseWith(evmTransactionBody, o, ctx) };
 });

@@ -85,8 +85,11 @@ export class FamilyBroadcaster {
     }
   }
 
-  private network(t: TransactionRow): Promise<ResolvedNetwork> {
-    return this.d.families.resolve(this.d.em(), t.chain);
+  /** The row's network; 503-style error (retried by the activity) while it has no node. */
+  private async network(t: TransactionRow): Promise<ResolvedNetwork> {
+    const n = await this.d.families.resolve(this.d.em(), t.chain);
+    this.d.families.requireNode(n);
+    return n;
   }
 
   private async markSent(t: TransactionRow): Promise<void> {

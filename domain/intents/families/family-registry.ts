@@ -34,7 +34,7 @@ export class ChainFamilies {
     return familyNetworkOf(raw) !== null;
   }
 
-  /** The network `raw` names: 400 when unknown or disabled, 503 when it has no node. */
+  /** The network `raw` names (400 when unknown or disabled); its rpcUrl is '' when it has no node (requireNode). */
   async resolve(em: EntityManager, raw: string | number): Promise<ResolvedNetwork> {
     const seeded = familyNetworkOf(raw);
     if (!seeded) throw invalidField('chain', 'must be a Bitcoin or Solana network (see GET /v1/chains)');
@@ -43,14 +43,17 @@ export class ChainFamilies {
     const row = await findChain(em, { by: 'name', name: seeded.name });
     if (!row?.is_enabled || row.network === null) throw invalidField('chain', `${seeded.name} is disabled on this deployment`);
     const { url } = effectiveRpcUrl(row, this.rpcOverrides);
-    if (!url) {
-      throw new Problem(503, `Chain ${row.name} has no node configured: the operator sets one with CHAIN_RPC_URLS or PUT /v1/admin/chains/${row.name}`, {
-        type: 'chain_unavailable', title: 'Chain Unavailable',
-      });
-    }
     return {
       family, name: seeded.family, row,
-      net: { name: row.name, chainId: Number(row.chain_id), network: row.network, rpcUrl: url, confirmations: row.confirmations },
+      net: { name: row.name, chainId: Number(row.chain_id), network: row.network, rpcUrl: url ?? '', confirmations: row.confirmations },
     };
+  }
+
+  /** 503 when the network has no node (checked once the request itself is known to be good). */
+  requireNode(n: ResolvedNetwork): void {
+    if (n.net.rpcUrl !== '') return;
+    throw new Problem(503, `Chain ${n.row.name} has no node configured: the operator sets one with CHAIN_RPC_URLS or PUT /v1/admin/chains/${n.row.name}`, {
+      type: 'chain_unavailable', title: 'Chain Unavailable',
+    });
   }
 }

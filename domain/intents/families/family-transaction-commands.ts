@@ -82,6 +82,7 @@ export class FamilyTransactionCommands {
       family: network.name, chain: net.name, to: req.to, amount: intent.amount, tokenMint: req.tokenMint, tokenDecimals: intent.tokenDecimals,
       createsTokenAccount: req.createRecipientTokenAccount === true,
     });
+    this.d.families.requireNode(network);
     const key = await this.signer.activeKey(agent, network.name);
     const from = family.addressOf(key.sender.publicKey, net);
     const id = randomUUID();
