@@ -48,6 +48,7 @@ import type { ChainCommands } from '../domain/chains/chain-commands.ts';
 import type { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 import type { SigningKeyCommands } from '../domain/intents/signing-keys/signing-key-commands.ts';
 import type { SignCommands } from '../domain/intents/signing/sign-commands.ts';
+import type { FamilySignCommands } from '../domain/intents/families/family-sign-commands.ts';
 import type { FamilyTransactionCommands } from '../domain/intents/families/family-transaction-commands.ts';
 import type { TransactionCommands } from '../domain/intents/transactions/transaction-commands.ts';
 import type { SimulationCommands } from '../domain/intents/transactions/simulation-commands.ts';
@@ -147,6 +148,8 @@ export type ApiServices = {
   transactions: TransactionCommands;
   /** Transactions on Bitcoin and Solana networks (domain/intents/families). */
   familyTransactions: FamilyTransactionCommands;
+  /** Unified sign on Solana. */
+  familySigning: FamilySignCommands;
   simulations: SimulationCommands;
   /** Treasury wallets (human-only): generate, list, get, balance, export, rotate, deactivate. */
   treasuryWallets: WalletCommands;

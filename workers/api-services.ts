@@ -201,7 +201,8 @@ function globalLimit(config: Config): LimitSpec {
   return { name: 'global', ratePerSecond, burst, whenStoreDown: 'open', leaseSize: batchedLeaseSize(windowOf({ ratePerSecond, burst }).points) };
 }
 
-const pickIntents = ({ intents, transactions, familyTransactions, simulations }: IntentServices) => ({ intents, transactions, familyTransactions, simulations });
+const pickIntents = ({ intents, transactions, familyTransactions, familySigning, simulations }: IntentServices) =>
+  ({ intents, transactions, familyTransactions, familySigning, simulations });
 
 /** Accounts and personal credentials: one attempt throttle (passwords, Google ID tokens) and one password check shared by all. */
 function accountAreas(d: {

@@ -17,11 +17,12 @@ import { TransactionCommands } from '../domain/intents/transactions/transaction-
 import { TransactionsClient } from '../domain/intents/transactions/client.ts';
 import { FamilyTransactionCommands } from '../domain/intents/families/family-transaction-commands.ts';
 import { ChainFamilies } from '../domain/intents/families/family-registry.ts';
+import { FamilySignCommands } from '../domain/intents/families/family-sign-commands.ts';
 import { HeldActionApprovals } from '../domain/approvals/held-action-approvals.ts';
 import { ApprovalsClient } from '../domain/approvals/client.ts';
 
 export type IntentServices = {
-  intents: SignCommands; transactions: TransactionCommands; familyTransactions: FamilyTransactionCommands; simulations: SimulationCommands; chainRpc: ChainRpc;
+  intents: SignCommands; transactions: TransactionCommands; familyTransactions: FamilyTransactionCommands; familySigning: FamilySignCommands; simulations: SimulationCommands; chainRpc: ChainRpc;
 };
 
 export function intentServices(d: {
@@ -42,6 +43,7 @@ export function intentServices(d: {
       openApproval: (tx, a) => heldApprovals.open(tx, a),
     }),
     // Bitcoin and Solana (issue 32): the same routes, the families' own building and signing.
+    familySigning: new FamilySignCommands({ db: d.db, kms: d.kms, audit: d.audit }),
     familyTransactions: new FamilyTransactionCommands({
       db: d.db, kms: d.kms, audit: d.audit, client, families: new ChainFamilies({ rpcOverrides: d.rpcOverrides }),
     }),

@@ -4,13 +4,15 @@
 // once and confirmed by the `tx:<id>` workflow; guardrails in SOL, the token allowlist and the
 // ATA allowlist; a transaction lost while its blockhash expired is rebuilt, re-signed and lands.
 import { ed25519 } from '@noble/curves/ed25519';
-import { Keypair, Transaction } from '@solana/web3.js';
+import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import { base58Decode } from '../../domain/intents/families/solana/base58.ts';
 import { call, closeDb, eventually, operatorAccount, signup, type Account } from '../helpers/api.ts';
 import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
 import { startSvmNode, type SvmNode } from '../helpers/svm-node.ts';
 
 const CHAIN = 'solana-localnet';
 const SOL = 1_000_000_000n;
+const bs58decode = (s: string): Uint8Array => base58Decode(s)!;
 let node: SvmNode;
 let owner: Account;
 let agentId: string;
@@ -39,7 +41,6 @@ beforeAll(async () => {
   expect(key.status).toBe(201);
   expect(key.body).toMatchObject({ chain: 'solana', curve: 'ed25519' });
   agentAddress = key.body.address;
-  expect(Keypair.generate().publicKey.toBase58().length).toBeGreaterThan(30);
   node.airdrop(agentAddress, 20n * SOL);
 }, 120_000);
 
@@ -123,4 +124,37 @@ test('a transaction lost while its blockhash expired is rebuilt on a fresh block
   const done = await confirmed(r.body.id);
   expect(done.tx_hash).not.toBe(r.body.tx_hash);
   expect(node.balance(to)).toBe(500_000_000n);
+});
+
+test('unified sign: a message (verified with ed25519) and, with raw_signing_enabled, a provided transaction whose fee payer is the agent', async () => {
+  const sign = (body: Record<string, unknown>) => call('POST', `/v1/agents/${agentId}/sign`, { token: agentToken, body: { chain: CHAIN, ...body } });
+  const pub = new PublicKey(agentAddress).toBytes();
+  const msg = await sign({ intent_type: 'personal_sign', message: 'hello from the agent' });
+  expect(msg.status).toBe(200);
+  expect(msg.body).toMatchObject({ intent_type: 'personal_sign', chain: CHAIN, from: agentAddress, signed_tx: null });
+  expect(ed25519.verify(bs58decode(msg.body.signature), Buffer.from('hello from the agent'), pub)).toBe(true);
+
+  const transfer = () => {
+    const t = new Transaction({ feePayer: new PublicKey(agentAddress), recentBlockhash: node.svm.latestBlockhash() });
+    t.add(SystemProgram.transfer({ fromPubkey: new PublicKey(agentAddress), toPubkey: Keypair.generate().publicKey, lamports: 1000 }));
+    return t;
+  };
+  // A transaction message passed off as a message is refused.
+  expect((await sign({ intent_type: 'personal_sign', message: `0x${transfer().serializeMessage().toString('hex')}` })).status).toBe(400);
+  const raw = transfer().serialize({ requireAllSignatures: false }).toString('base64');
+  const blind = await sign({ intent_type: 'transaction', raw_transaction: raw });
+  expect(blind.status).toBe(403);
+  expect(blind.body.detail).toMatch(/raw_signing_enabled/);
+  expect((await call('PATCH', `/v1/agents/${agentId}`, { token: owner.token, body: { raw_signing_enabled: true } })).status).toBe(200);
+  const signed = await sign({ intent_type: 'transaction', raw_transaction: raw });
+  expect(signed.status).toBe(200);
+  expect(signed.body).toMatchObject({ intent_type: 'transaction', from: agentAddress, fully_signed: true });
+  const wire = Transaction.from(Buffer.from(signed.body.signed_tx, 'base64'));
+  expect(wire.verifySignatures()).toBe(true);
+  // Another fee payer: refused, nothing signed.
+  const other = new Transaction({ feePayer: Keypair.generate().publicKey, recentBlockhash: node.svm.latestBlockhash() });
+  other.add(SystemProgram.transfer({ fromPubkey: new PublicKey(agentAddress), toPubkey: Keypair.generate().publicKey, lamports: 1 }));
+  expect((await sign({ intent_type: 'transaction', raw_transaction: other.serialize({ requireAllSignatures: false }).toString('base64') })).status).toBe(400);
+  // EVM chains take no raw_transaction.
+  expect((await call('POST', `/v1/agents/${agentId}/sign`, { token: agentToken, body: { chain: 'ethereum', intent_type: 'transaction', raw_transaction: raw } })).status).toBe(400);
 });

@@ -3,8 +3,9 @@
 // (domain/intents/), which answers 400 naming the field. Amounts become wei here:
 // `value` is a decimal amount in ETH ("0.5") or 0x-hex wei (spec §4.9: both forms appear); gas
 // prices and fees are wei, as a JSON integer or decimal or 0x-hex text. An optional field sent as null
-// counts as not sent. The reference's non-EVM fields (destination_tag, memo, xrpl_tx_json …),
-// approval_id and raw_transaction are not read: unknown fields are dropped.
+// counts as not sent. On a Solana network, personal_sign's `message` and transaction's
+// `raw_transaction` are read (domain/intents/families/family-sign-commands.ts); the other non-EVM
+// fields (destination_tag, memo, xrpl_tx_json …) and approval_id are not read: unknown fields are dropped.
 import { z } from 'zod';
 import type { Address, Hex } from 'viem';
 import { MAX_UINT64, address, chain, hexBytes, nonce, opt, quantity, value, wei } from './evm-fields.ts';
@@ -84,6 +85,8 @@ export const signIntentBody = z.object({
   authorization_list: opt(z.array(authorization).max(64)),
   /** The reference's non-EVM switch: this endpoint never broadcasts, so it is always sign-only. */
   sign_only: opt(z.boolean()),
+  /** Solana `transaction`: the transaction to sign, base64 wire bytes (its fee payer must be the agent). */
+  raw_transaction: opt(z.string().max(90_000)),
 }) satisfies z.ZodType<SignIntentInput & { sign_only?: boolean }>;
 
 export const signIntentParams = z.object({ agent_id: idParam });

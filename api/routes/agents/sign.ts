@@ -1,10 +1,12 @@
 // The unified sign endpoint (spec §4.9; reference signIntent): the agent's key signs an EIP-191
-// message, EIP-712 typed data, a raw digest or an EVM transaction of type 0 to 4. Sign only:
+// message, EIP-712 typed data, a raw digest or an EVM transaction of type 0 to 4; on Solana a
+// message or a transaction the agent provides (domain/intents/families/family-sign-commands.ts). Sign only:
 // nothing is broadcast. The agent itself (token with the intents_api_enabled claim) or an owner
 // or admin of its organization; the rules are the domain's (domain/intents/sign-commands.ts).
 import { route } from '../../route.ts';
 import { signIntentBody, signIntentParams } from './sign-schema.ts';
-import { SignIntentResultSchema, presentSignIntentResult } from '../../presenters/intents.ts';
+import { SignIntentResultSchema, presentFamilySignResult, presentSignIntentResult } from '../../presenters/intents.ts';
+import { invalidField } from '../../../domain/errors.ts';
 
 export const signRoutes = [
   route({
@@ -18,6 +20,10 @@ export const signRoutes = [
       404: 'Agent not found, or the agent has no active signing key',
       409: 'The signing key was rotated or deactivated while signing',
     },
-    handler: async ({ params, body, action, services: s }) => presentSignIntentResult(await s.intents.sign(action, params.agent_id, body)),
+    handler: async ({ params, body, action, services: s }) => {
+      if (s.familySigning.handles(body.chain)) return presentFamilySignResult(await s.familySigning.sign(action, params.agent_id, body));
+      if (body.raw_transaction !== undefined) throw invalidField('raw_transaction', 'is for Solana; on an EVM chain send the transaction\'s fields');
+      return presentSignIntentResult(await s.intents.sign(action, params.agent_id, body));
+    },
   }),
 ];

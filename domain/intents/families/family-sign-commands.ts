@@ -1,0 +1,81 @@
+// Unified sign (POST /v1/agents/{agent_id}/sign) on Solana (issue 32 §3): the agent's Ed25519 key
+// signs a message (`personal_sign`: text or 0x-hex bytes; bytes that are a transaction message are
+// refused) or a transaction it provides (`transaction` with `raw_transaction`, base64 wire bytes,
+// legacy or v0) once its fee payer is checked to be the agent. Sign only: nothing is broadcast.
+// The agent's switches apply as on EVM: a message needs message_signing_enabled; a provided
+// transaction is signed as it is, unseen by the guardrails (what it moves is not decoded), so it
+// is blind signing and needs raw_signing_enabled (off by default). Bitcoin has no unified sign
+// here: its transfers go through POST …/transactions/sign, under the guardrails.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ActionContext } from '../../audit/action-context.ts';
+import type { ActionAudit } from '../../audit/action-audit.ts';
+import type { Kms } from '../../crypto/kms/kms.ts';
+import { callerOf } from '../../auth/principal.ts';
+import { loadAgent } from '../../agents/agent-repository.ts';
+import { forbidden, invalidField } from '../../errors.ts';
+import { HOW_TO_ENABLE, authorizeIntents } from '../intents-access.ts';
+import { checkSigningKeyPath } from '../transactions/sender-address.ts';
+import { familyNetworkOf } from './family-chains.ts';
+import { FamilySigner } from './family-signer.ts';
+import { signMessage, signProvidedTransaction } from './solana/solana-signing.ts';
+
+export type FamilySignInput = {
+  intent_type: string; chain: string | number; message?: string; raw_transaction?: string; signing_key_path?: string;
+};
+
+/** The answer, in the unified sign result's terms (base58 signatures, base64 transactions). */
+export type FamilySignResult = {
+  intentType: 'personal_sign' | 'transaction'; chain: string; from: string; signature: string; signedTx: string | null; txHash: string | null;
+  /** Whether every signature a provided transaction needs is now present. */
+  fullySigned: boolean | null;
+};
+
+const messageBytes = (m: string): Buffer => (/^0x([0-9a-fA-F]{2})*$/.test(m) ? Buffer.from(m.slice(2), 'hex') : Buffer.from(m, 'utf8'));
+
+export class FamilySignCommands {
+  private readonly d: { db: () => EntityManager; audit: ActionAudit };
+  private readonly signer: FamilySigner;
+
+  constructor(deps: { db: () => EntityManager; kms: Kms; audit: ActionAudit }) {
+    this.d = deps;
+    this.signer = new FamilySigner({ db: deps.db, kms: deps.kms });
+  }
+
+  /** Whether `chain` is a network this handles (the EVM commands take the rest). */
+  handles(chain: string | number): boolean {
+    return familyNetworkOf(chain) !== null;
+  }
+
+  async sign(ctx: ActionContext, agentId: string, input: FamilySignInput): Promise<FamilySignResult> {
+    const principal = callerOf(ctx);
+    const em = this.d.db();
+    const agent = await loadAgent(em, principal.orgId, agentId);
+    await authorizeIntents(() => em, principal, agent);
+    checkSigningKeyPath(agent.id, input.signing_key_path);
+    const network = familyNetworkOf(input.chain)!;
+    if (network.family !== 'solana') throw invalidField('chain', `unified sign is not offered on ${network.name}: sign a transfer with POST /v1/agents/{agent_id}/transactions/sign`);
+    let result: FamilySignResult;
+    if (input.intent_type === 'personal_sign') {
+      if (!agent.message_signing_enabled) throw forbidden(`message_signing_enabled: message signing is off for this agent (${HOW_TO_ENABLE})`);
+      if (input.message === undefined) throw invalidField('message', 'is required for personal_sign: UTF-8 text or 0x-hex bytes');
+      const key = await this.signer.activeKey(agent, 'solana');
+      const s = await signMessage(messageBytes(input.message), key.sender, key.sign);
+      result = { intentType: 'personal_sign', chain: network.name, from: key.sender.address, signature: s.signatureBase58, signedTx: null, txHash: null, fullySigned: null };
+    } else if (input.intent_type === 'transaction') {
+      if (input.raw_transaction === undefined) throw invalidField('raw_transaction', 'is required: the Solana transaction (base64 wire bytes) whose fee payer is the agent');
+      if (!agent.raw_signing_enabled) {
+        throw forbidden(`raw_signing_enabled: signing a provided transaction is blind signing (the guardrails do not see what it moves) and is off for this agent (${HOW_TO_ENABLE})`);
+      }
+      const key = await this.signer.activeKey(agent, 'solana');
+      const s = await signProvidedTransaction(input.raw_transaction, key.sender, key.sign);
+      result = { intentType: 'transaction', chain: network.name, from: key.sender.address, signature: s.signature, signedTx: s.raw, txHash: s.signature, fullySigned: s.fullySigned };
+    } else {
+      throw invalidField('intent_type', 'on Solana: personal_sign (a message) or transaction (with raw_transaction)');
+    }
+    await this.d.audit.record(ctx, 'agent.sign', {
+      resourceType: 'agent', resourceId: agent.id,
+      details: { intent_type: result.intentType, chain: result.chain, address: result.from, signature: result.signature },
+    });
+    return result;
+  }
+}
