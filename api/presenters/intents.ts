@@ -7,7 +7,6 @@ import type { FamilySignResult } from '../../domain/intents/families/family-sign
 import { shape } from './registry.ts';
 import type { SignResult } from '../../domain/intents/signing/sign-commands.ts';
 
-const hex = z.string().regex(/^0x[0-9a-f]*$/);
 const hash = z.string().regex(/^0x[0-9a-f]{64}$/);
 
 export const SignIntentResultSchema = shape('SignIntentResult', z.object({
