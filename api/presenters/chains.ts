@@ -23,6 +23,12 @@ const chainFields = {
   native_currency: z.string(),
   is_testnet: z.boolean(),
   is_enabled: z.boolean(),
+  /** The chain family: `ethereum` for every EVM chain, `bitcoin` or `solana` for their networks. */
+  family: z.string(),
+  /** The family's word for the network (bitcoin mainnet|testnet|regtest; solana mainnet-beta|devnet|testnet|localnet); omitted for EVM. */
+  network: z.string().optional(),
+  /** Confirmations after which a transaction counts as confirmed. */
+  confirmations: z.number().int(),
   created_at: timestamp,
   updated_at: timestamp,
 };
@@ -53,6 +59,9 @@ function fields(c: ChainView, rpcUrl: string | null, wsUrl: string | null): z.ou
     native_currency: c.native_currency,
     is_testnet: c.is_testnet,
     is_enabled: c.is_enabled,
+    family: c.family,
+    network: omitNull(c.network),
+    confirmations: c.confirmations,
     created_at: isoAlways(c.created_at),
     updated_at: isoAlways(c.updated_at),
   };
