@@ -48,6 +48,7 @@ import type { ChainCommands } from '../domain/chains/chain-commands.ts';
 import type { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
 import type { SigningKeyCommands } from '../domain/intents/signing-keys/signing-key-commands.ts';
 import type { SignCommands } from '../domain/intents/signing/sign-commands.ts';
+import type { KeyBalances } from '../domain/intents/signing-keys/key-balance.ts';
 import type { FamilySignCommands } from '../domain/intents/families/family-sign-commands.ts';
 import type { FamilyTransactionCommands } from '../domain/intents/families/family-transaction-commands.ts';
 import type { TransactionCommands } from '../domain/intents/transactions/transaction-commands.ts';
@@ -143,6 +144,8 @@ export type ApiServices = {
   billingTiers: BillingTierCommands;
   /** Agents' signing keys: provision, list, rotate, deactivate, export. */
   signingKeys: SigningKeyCommands;
+  /** GET …/signing-keys/{chain}/balance. */
+  keyBalances: KeyBalances;
   /** POST /v1/agents/{id}/sign: the agent's key signs messages, typed data, digests and transactions (sign only). */
   intents: SignCommands;
   transactions: TransactionCommands;

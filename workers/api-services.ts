@@ -75,6 +75,8 @@ import { defaultModel } from '../domain/ai/providers.ts';
 import { createOutboundClient } from '../domain/net/outbound/client.ts';
 import { ChainCommands } from '../domain/chains/chain-commands.ts';
 import { BillingTierCommands } from '../domain/org/billing-tier-commands.ts';
+import { KeyBalances } from '../domain/intents/signing-keys/key-balance.ts';
+import { ChainFamilies } from '../domain/intents/families/family-registry.ts';
 import { SigningKeyCommands } from '../domain/intents/signing-keys/signing-key-commands.ts';
 import { intentServices, type IntentServices } from './intent-services.ts';
 import { WalletCommands, TREASURY_EXPORT_PER_USER } from '../domain/treasury/wallets/wallet-commands.ts';
@@ -165,6 +167,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     billingTiers: new BillingTierCommands({ db, audit: actionAudit, operators: platformOperators }),
     // Export re-confirms like DELETE /v1/auth/me: the password or a rat_ token (signing_key.export).
     signingKeys: new SigningKeyCommands({ db, kms: core.kms, audit: actionAudit, log, stepUp }),
+    keyBalances: new KeyBalances({ db, rpc: intentParts.chainRpc, families: new ChainFamilies({ rpcOverrides: config.chainRpcUrls }) }),
     ...pickIntents(intentParts),
     // Treasury wallets: X-Auth-Confirm like signing key export; exports limited per user.
     treasuryWallets: new WalletCommands({ db, kms: core.kms, audit: actionAudit, stepUp, families: walletFamilies, exports: limits.limiter(TREASURY_EXPORT_PER_USER) }),

@@ -8,6 +8,7 @@ import { shape, timestamp, uuid, isoAlways, isoOrOmit } from './registry.ts';
 import type { SigningKeyRow } from '../../domain/intents/signing-keys/key-repository.ts';
 import type { ExportedSigningKey } from '../../domain/intents/signing-keys/signing-key-commands.ts';
 import { addressesOf } from '../../domain/intents/signing-keys/key-families.ts';
+import type { KeyBalance } from '../../domain/intents/signing-keys/key-balance.ts';
 
 const hex = z.string().regex(/^0x[0-9a-f]+$/);
 /** EIP-55 (EVM), P2WPKH bech32 on mainnet (bitcoin), base58 (solana). */
@@ -63,4 +64,19 @@ export function presentSigningKeyList(keys: SigningKeyRow[]): z.output<typeof Si
 export function presentSigningKeyExport(e: ExportedSigningKey): z.output<typeof SigningKeyExportSchema> {
   const k = e.key;
   return { agent_id: k.agent_id, chain: k.chain, curve: k.curve, public_key: k.public_key, address: k.address, private_key: e.privateKey, key_version: k.key_version };
+}
+
+export const SigningKeyBalanceSchema = shape('SigningKeyBalance', z.object({
+  /** The network's name. */
+  chain: z.string(),
+  /** The key's address on that network. */
+  address: z.string(),
+  /** The native balance in the smallest unit (wei, sat, lamport). */
+  balance_wei: z.string().regex(/^[0-9]+$/),
+  /** The same in the major unit (ETH, BTC, SOL). */
+  balance_display: z.string(),
+}), "The native balance of an agent's active key on a network");
+
+export function presentSigningKeyBalance(b: KeyBalance): z.output<typeof SigningKeyBalanceSchema> {
+  return { chain: b.chain, address: b.address, balance_wei: b.balanceWei.toString(), balance_display: b.balanceDisplay };
 }

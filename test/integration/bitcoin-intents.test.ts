@@ -50,6 +50,13 @@ afterAll(async () => {
   await closeDb();
 });
 
+test("the key's balance on regtest, read from the node: the eight coins", async () => {
+  const b = await call('GET', `/v1/agents/${agentId}/signing-keys/${CHAIN}/balance`, { token: agentToken });
+  expect(b.status).toBe(200);
+  expect(b.body).toEqual({ chain: CHAIN, address: agentAddress, balance_wei: '800000000', balance_display: '8' });
+  expect((await call('GET', `/v1/agents/${agentId}/signing-keys/bitcoin-testnet/balance`, { token: agentToken })).status).toBe(503); // no node there
+});
+
 test('submit: signed once, broadcast by its workflow, confirmed in a block with the payee and the change back to the agent', async () => {
   const to = payee();
   const r = await tx({ to, value: '0.1', fee_rate_sat_per_vbyte: 2 });

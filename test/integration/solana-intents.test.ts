@@ -49,6 +49,11 @@ afterAll(async () => {
   await closeDb();
 });
 
+test("the key's balance, read from the node", async () => {
+  const b = await call('GET', `/v1/agents/${agentId}/signing-keys/${CHAIN}/balance`, { token: owner.token });
+  expect(b.body).toEqual({ chain: CHAIN, address: agentAddress, balance_wei: '20000000000', balance_display: '20' });
+});
+
 test('SOL: submitted, signed once by the Ed25519 key, confirmed by its workflow; the lamports moved', async () => {
   const to = recipient();
   const r = await tx({ to, value: '1.25' });

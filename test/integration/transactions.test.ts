@@ -74,6 +74,9 @@ describe('a transfer, end to end', () => {
 
   test('sign only: 200 sign_only, never broadcast, counted; the node accepts the bytes when the caller sends them', async () => {
     const a = await intentsAgent(owner, chain, parseEther('1'), { tx_max_per_day: 5 });
+    // The key's balance on the chain, from its node (GET …/signing-keys/{chain}/balance).
+    const balance = await call('GET', `/v1/agents/${a.id}/signing-keys/${chain.name}/balance`, { token: a.token });
+    expect(balance.body).toEqual({ chain: chain.name, address: a.address, balance_wei: parseEther('1').toString(), balance_display: '1' });
     const to = newAddress();
     const r = await call('POST', txUrl(a.id, '/sign'), { token: a.token, body: { chain: chain.name, to, value: '0.1' } });
     expect(r.status).toBe(200);

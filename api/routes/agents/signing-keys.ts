@@ -1,17 +1,29 @@
-// Agents' signing keys (spec §4.7; reference `/v1/agents/{agent_id}/signing-keys*`). EVM only for
-// now: every EVM chain name or chain_id maps to the agent's one `ethereum` key. Create, rotate,
+// Agents' signing keys (spec §4.7; reference `/v1/agents/{agent_id}/signing-keys*`): every EVM
+// chain name or chain_id maps to the agent's one `ethereum` key; `bitcoin` and `solana` (or any
+// of their networks) to the family's key. Create, rotate,
 // deactivate and export are for the organization's owners and admins; the list is for its humans
 // and the agent itself.
 import { route } from '../../route.ts';
 import { createSigningKeyBody, signingKeyAgentParams, signingKeyParams } from './signing-key-schema.ts';
 import {
   SigningKeySchema, SigningKeyListSchema, SigningKeyExportSchema,
-  presentSigningKey, presentSigningKeyList, presentSigningKeyExport,
+  presentSigningKey, presentSigningKeyList, presentSigningKeyExport, SigningKeyBalanceSchema, presentSigningKeyBalance,
 } from '../../presenters/signing-keys.ts';
 
-const CHAIN_400 = 'chain: unknown, or not available yet (bitcoin, solana, xrp, cardano, tron)';
+const CHAIN_400 = 'chain: unknown, or not available yet (xrp, cardano, tron)';
 
 export const signingKeyRoutes = [
+  route({
+    method: 'GET', path: '/v1/agents/:agent_id/signing-keys/:chain/balance', tag: 'Signing Keys', auth: 'principal',
+    summary: "The native balance of the agent's active key on a network (an EVM chain, a Bitcoin or Solana network), from its node",
+    params: signingKeyParams,
+    success: { status: 200, description: 'The balance', schema: SigningKeyBalanceSchema },
+    errors: {
+      400: CHAIN_400, 403: "Another agent's key", 404: 'Agent not found, or no active key for this chain',
+      503: "The network's node cannot be reached, or none is configured",
+    },
+    handler: async ({ params, action, services: s }) => presentSigningKeyBalance(await s.keyBalances.balance(action, params.agent_id, params.chain)),
+  }),
   route({
     method: 'POST', path: '/v1/agents/:agent_id/signing-keys', tag: 'Signing Keys', auth: 'user',
     summary: 'Provision a signing key for a chain: generated inside the key backend (the HSM with pkcs11); returns the public key and address',
