@@ -163,3 +163,16 @@ test('unified sign: a message (verified with ed25519) and, with raw_signing_enab
   // EVM chains take no raw_transaction.
   expect((await call('POST', `/v1/agents/${agentId}/sign`, { token: agentToken, body: { chain: 'ethereum', intent_type: 'transaction', raw_transaction: raw } })).status).toBe(400);
 });
+
+test('the daily limit under 10 parallel requests: exactly as many pass as fit, the rest are 403', async () => {
+  const racer = await registerAgent(owner, { intents_api_enabled: true, per_chain_guardrails: { solana: { daily_limit: '1' } } });
+  const racerToken = await agentJwt(racer);
+  const key = await call('POST', `/v1/agents/${racer.id}/signing-keys`, { token: owner.token, body: { chain: 'solana' } });
+  node.airdrop(key.body.address, 10n * SOL);
+  const answers = await Promise.all(Array.from({ length: 10 }, () => call('POST', `/v1/agents/${racer.id}/transactions/sign`, {
+    token: racerToken, body: { chain: CHAIN, to: recipient(), value: '0.25' },
+  })));
+  expect(answers.filter((a) => a.status === 200)).toHaveLength(4);
+  expect(answers.filter((a) => a.status === 403).every((a) => a.body.guardrail === 'per_chain_guardrails.solana.daily_limit')).toBe(true);
+  expect(answers.filter((a) => a.status === 403)).toHaveLength(6);
+});
