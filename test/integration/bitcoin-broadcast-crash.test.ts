@@ -25,6 +25,7 @@ import { IsolatedStack } from '../helpers/isolated-stack.ts';
 import { startKillingRpcProxy, type KillingRpcProxy } from '../helpers/killing-rpc-proxy.ts';
 import { activityRetries, historyText } from '../helpers/history-text.ts';
 import { startBtcdNode, testKey, REGTEST, type BtcdNode } from '../helpers/btcd-node.ts';
+import { ChainRpcError } from '../../domain/chains/rpc-errors.ts';
 import { transactionWorkflowId } from '../../domain/intents/transactions/client.ts';
 
 const CHAIN = REGTEST.name;
@@ -98,7 +99,10 @@ async function spendsFrom(address: string): Promise<string[]> {
   let history: { hex: string }[];
   try {
     history = await node.rpc<{ hex: string }[]>('searchrawtransactions', [address, 1, 0, 1000, 0, false]);
-  } catch { return []; }
+  } catch (e) {
+    if (noInfo(e)) return []; // an address the node has never seen
+    throw e;
+  }
   const txs = history.map((h) => bitcoin.Transaction.fromHex(h.hex));
   const paid = new Set(txs.flatMap((t) => t.outs.flatMap((o, i) => {
     try { return bitcoin.address.fromOutputScript(o.script, regtest) === address ? [`${t.getId()}:${i}`] : []; } catch { return []; }
@@ -106,13 +110,16 @@ async function spendsFrom(address: string): Promise<string[]> {
   return [...new Set(txs.filter((t) => t.ins.some((i) => paid.has(`${txidOf(i.hash)}:${i.index}`))).map((t) => t.getId()))];
 }
 
+/** btcd's "No information available about …" (RPC_NO_TX_INFO). */
+const noInfo = (e: unknown) => e instanceof ChainRpcError && e.code === -5;
+
 /** Whether the node knows the transaction at all (mempool or chain). */
 async function nodeKnows(txid: string): Promise<boolean> {
   try {
     await node.rpc('getrawtransaction', [txid, 1]);
     return true;
   } catch (e) {
-    if (/No information available|-5/.test(String((e as Error).message)) || (e as { code?: number }).code === -5) return false;
+    if (noInfo(e)) return false;
     throw e;
   }
 }
