@@ -13,7 +13,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../../crypto/kms/kms.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { loadAgent } from '../../agents/agent-repository.ts';
-import { markBroadcast, type TransactionRow } from '../transactions/transaction-repository.ts';
+import { countBroadcastAttempt, markBroadcast, type TransactionRow } from '../transactions/transaction-repository.ts';
 import type { ReceiptOutcome, SendOutcome } from '../transactions/broadcaster.ts';
 import type { ChainFamilies, ResolvedNetwork } from './family-registry.ts';
 import { FamilySigner } from './family-signer.ts';
@@ -34,6 +34,7 @@ export class FamilyBroadcaster {
   async send(t: TransactionRow): Promise<SendOutcome> {
     if (!OPEN.has(t.status)) return 'ended';
     const { family, net } = await this.network(t);
+    await countBroadcastAttempt(this.d.em(), t.id); // as the EVM sends count theirs (broadcaster.ts)
     const verdict = await family.broadcast(net, t.signed_tx!);
     if (verdict.sent) {
       await this.markSent(t);
