@@ -1,5 +1,6 @@
 // Input schemas of the treasury wallet routes (reference GenerateTreasuryWalletsRequest,
-// TreasuryWalletSendRequest). Shapes only; the domain decides which chains exist. On send,
+// TreasuryWalletSendRequest). Shapes only; the domain decides which chains exist (and checks a
+// send's `to` as its family writes addresses). On send,
 // `value_wei` is wei (decimal or 0x-hex text, or a JSON integer); the reference's fields for other
 // chains or features this service does not offer are refused by name, never silently dropped.
 import { z } from 'zod';
@@ -37,7 +38,8 @@ const REFUSED: Record<string, string> = {
 };
 
 export const sendBody = z.object({
-  to: address,
+  /** Checked by the wallet's family (EVM: a 0x address, EIP-55 when mixed-case). */
+  to: z.string().trim().min(1).max(128),
   value_wei: wei,
   data: opt(hexBytes),
   gas_limit: opt(quantity(MAX_UINT64, 'a gas amount').refine((v) => v > 0n, { message: 'must be greater than 0' })),

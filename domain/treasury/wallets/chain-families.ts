@@ -2,15 +2,25 @@
 // family joins as its Intents issue lands (Bitcoin, Solana …) without touching the commands:
 // a family makes key pairs, derives its public facts and address, formats a key for export, and
 // moves funds (balance, a signed transfer, its broadcast and receipt). One wallet serves every
-// network of its family: an EVM address is the same on ethereum, base or any EVM chain.
-// Only EVM (`ethereum`) is implemented today (evm-family.ts).
+// network of its family: an EVM address is the same on ethereum, base or any EVM chain; a Bitcoin
+// wallet's one key has a P2WPKH address per network (bc1… on mainnet, the record's; bcrt1… on
+// regtest). EVM (evm-family.ts) moves funds; Bitcoin and Solana (bitcoin-family.ts,
+// solana-family.ts, over the Intents API's chain libraries) generate, export and read balances,
+// and refuse sends with a 501 until the send path carries coins and blockhashes (`sends` false).
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FamilyNetwork } from '../../intents/families/chain-family.ts';
 
 /** The spec's chain families (the CHECK of treasury_wallets.chain). */
 export type WalletFamilyName = 'ethereum' | 'bitcoin' | 'solana' | 'xrp' | 'cardano' | 'tron';
 
-/** A network of a family a transfer or balance is on (for EVM: a row of the chains table). */
-export type WalletNetwork = { name: string; chainId: number; nativeCurrency: string };
+/**
+ * A network of a family a transfer or balance is on (a row of the chains table); `node` is the
+ * non-EVM families' view of it (the Intents API's FamilyNetwork: network word, node endpoint).
+ */
+export type WalletNetwork = { name: string; chainId: number; nativeCurrency: string; node?: FamilyNetwork };
+
+/** A private key as export shows it: 0x-hex of the 32 bytes, and the form wallets of the family import. */
+export type ExportedKey = { hex: string; importable: string; format: 'hex' | 'wif' | 'base58_keypair' };
 
 export type KeyPair = { privateKey: Uint8Array; publicKey: string; address: string };
 
@@ -31,14 +41,22 @@ export interface WalletChainFamily {
   /** The largest transfer accepted, in the smallest unit: a sanity cap against a misplaced decimal point. */
   readonly sanityCap: bigint;
   readonly sanityCapLabel: string;
+  /** Decimals of the native unit (18 wei, 8 sat, 9 lamport). */
+  readonly decimals: number;
+  /** Whether the send route moves funds of this family (else a 501 before anything is asked or signed). */
+  readonly sends: boolean;
   /** A fresh key pair; the caller zeroes privateKey once it is sealed. */
   generateKey(): KeyPair;
   /** The public key and address of a private key (checks a sealed key against its record). */
   keyFacts(privateKey: Uint8Array): { publicKey: string; address: string };
   /** The private key as the export shows it. */
-  formatPrivateKey(privateKey: Uint8Array): string;
+  exportKey(privateKey: Uint8Array): ExportedKey;
   /** The network `raw` names (name or chain id), or a 400 naming `chain`. */
   network(em: EntityManager, raw: string): Promise<WalletNetwork>;
+  /** The wallet's address on `net` (Bitcoin's differ per network; the record keeps mainnet's). */
+  addressOn(net: WalletNetwork, wallet: { public_key: string; address: string }): string;
+  /** A send's destination checked and normalized for this family, or a 400 naming `to`. */
+  destination(raw: string): string;
   /** Native balance in the smallest unit, and token balances for the contracts asked. */
   balance(net: WalletNetwork, address: string, tokens: string[]): Promise<{ native: bigint; tokens: { contract: string; raw: bigint }[] }>;
   /**

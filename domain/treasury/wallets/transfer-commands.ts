@@ -1,5 +1,6 @@
 // Sending from a treasury wallet (reference sendFromTreasuryWallet): human-only, the owner's
 // active wallet only, confirmed with X-Auth-Confirm, and durable like the Intents API's submit:
+//   0. a family that does not send yet (Bitcoin, Solana: families.ts) is a 501, before anything else;
 //   1. the request is checked (the family's sanity cap: 10,000 ETH on EVM) and a repeated
 //      Idempotency-Key is answered from the stored transfer, sending nothing (422 when the key
 //      was used for another request);
@@ -25,6 +26,7 @@ import { Problem, conflict, invalidField } from '../../errors.ts';
 import type { WalletFamilies } from './families.ts';
 import type { TreasuryTransfersClient } from './client.ts';
 import { walletOwner } from './wallet-access.ts';
+import { sendsLater } from './family-wallet-networks.ts';
 import { transferDigest } from './transfer-passkeys.ts';
 import { unsealKey } from './treasury-keys.ts';
 import { activeWallet, keyOf } from './wallet-repository.ts';
@@ -50,18 +52,20 @@ export class TransferCommands {
     const em = this.d.db();
     const owner = await walletOwner(ctx, em);
     const family = await this.d.families.resolve(em, rawChain);
+    if (!family.sends) throw sendsLater(family.family);
     const network = await family.network(em, rawChain);
+    const to = family.destination(input.to);
     if (input.valueWei > family.sanityCap) {
       throw invalidField('value_wei', `exceeds the sanity cap of ${family.sanityCapLabel} per transfer; split it, or check the decimal point`);
     }
     const data = input.data ?? '0x';
-    const requestDigest = sha256(JSON.stringify([network.chainId, input.to.toLowerCase(), input.valueWei.toString(), data.toLowerCase(), input.gasLimit?.toString() ?? null]));
+    const requestDigest = sha256(JSON.stringify([network.chainId, to.toLowerCase(), input.valueWei.toString(), data.toLowerCase(), input.gasLimit?.toString() ?? null]));
     if (idempotencyKey !== null) {
       const prior = await transferByIdempotencyKey(em, owner.userId, idempotencyKey);
       if (prior) return { transfer: replay(prior, requestDigest), replayed: true };
     }
 
-    const txDigest = transferDigest(rawChain, input.to, input.valueWei, input.data);
+    const txDigest = transferDigest(rawChain, to, input.valueWei, input.data);
     if (proof.passkeyTxDigest !== undefined && proof.passkeyTxDigest.toLowerCase() !== txDigest) {
       throw invalidField('X-Passkey-Tx-Digest', 'is not the digest of this transfer (SHA-256 hex of chain|to|value_wei|data, see docs/treasury.md)');
     }
@@ -73,7 +77,7 @@ export class TransferCommands {
 
     const wallet = await activeWallet(em, owner, family.family);
     if (!wallet) throw new Problem(404, `You have no active ${family.family} treasury wallet`);
-    const prepared = await family.prepareTransfer(network, wallet.address, { to: input.to, value: input.valueWei, data: input.data, gasLimit: input.gasLimit });
+    const prepared = await family.prepareTransfer(network, wallet.address, { to, value: input.valueWei, data: input.data, gasLimit: input.gasLimit });
     const chainNonce = await family.nextNonce(network, wallet.address);
     const key = await unsealKey(em, this.d.kms, owner.orgId, keyOf(wallet));
     let stored: TransferRow | 'replay';
@@ -87,7 +91,7 @@ export class TransferCommands {
         const signed = prepared.sign(key, ours === null ? chainNonce : Math.max(chainNonce, ours));
         return insertTransfer(tx, {
           id: randomUUID(), org_id: owner.orgId, user_id: owner.userId, wallet_id: wallet.id, chain: network.name, chain_id: network.chainId,
-          from_address: wallet.address, to_address: input.to, value_wei: input.valueWei, data: input.data ?? null, nonce: signed.nonce,
+          from_address: wallet.address, to_address: to, value_wei: input.valueWei, data: input.data ?? null, nonce: signed.nonce,
           signed_tx: signed.signedTx, tx_hash: signed.txHash, idempotency_key: idempotencyKey, request_digest: requestDigest,
         });
       });
