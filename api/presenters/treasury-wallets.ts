@@ -64,13 +64,17 @@ export const TreasuryWalletBalanceSchema = shape('TreasuryWalletBalance', z.obje
 export const TreasuryWalletSendSchema = shape('TreasuryWalletSend', z.object({
   /** The transfer's id (its broadcast is the workflow treasury-transfer:<id>). */
   id: uuid,
-  tx_hash: z.string().regex(/^0x[0-9a-f]{64}$/),
-  from: evmAddress,
-  to: evmAddress,
+  /** EVM: 0x-hex; Bitcoin: the txid (hex); Solana: the base58 signature. */
+  tx_hash: z.string(),
+  /** The wallet's address on the network (Bitcoin: that network's P2WPKH). */
+  from: address,
+  to: address,
+  /** In the smallest unit: wei, sat or lamport. */
   value_wei: z.string(),
   /** The network it was sent on. */
   chain: z.string(),
   chain_id: z.number().int(),
+  /** EVM: the account nonce; Bitcoin and Solana (no nonce on chain): the wallet's transfer number on the network. */
   nonce: z.number().int(),
   /** signed (broadcast under way), broadcast, confirmed, failed (refused, or mined but reverted) or unconfirmed. */
   status: z.enum(['signed', 'broadcast', 'confirmed', 'failed', 'unconfirmed']),

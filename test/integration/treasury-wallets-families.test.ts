@@ -5,13 +5,15 @@
 // addresses checked with the chain libraries (P2WPKH per network, base58 of the Ed25519 key),
 // get by any network name, balance on the network named after funding, export (WIF; the base58
 // 64-byte secret key) whose key re-derives the address and moves the funds on chain outside the
-// service, rotate and deactivate; sends of these families answer 501 and sign nothing.
+// service; sends (X-Auth-Confirm) signed with the wallet's key, broadcast by the
+// treasury-transfer:<id> workflow and confirmed on chain (Bitcoin: change back, two sends in a row
+// on distinct coins, Idempotency-Key replays); rotate and deactivate.
 import { ECPairFactory } from 'ecpair';
 import * as ecc from 'tiny-secp256k1';
 import * as bitcoin from 'bitcoinjs-lib';
 import basex from 'base-x';
 import { ed25519 } from '@noble/curves/ed25519';
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair, PublicKey, Transaction } from '@solana/web3.js';
 import { call, closeDb, db, eventually, operatorAccount, signup, PASSWORD, type Account } from '../helpers/api.ts';
 import { auditFor } from '../helpers/agent-fixtures.ts';
 import { isProblem } from '../helpers/vault-fixtures.ts';
@@ -192,18 +194,82 @@ describe('export', () => {
 });
 
 describe('send', () => {
-  test('on bitcoin and solana networks: 501 treasury_send_unavailable before any confirmation, and nothing is stored', async () => {
-    const btcTo = p2wpkh(testKey().publicKey, bitcoin.networks.regtest);
-    for (const headers of [{}, confirm]) {
-      const r = await call('POST', `${W}/${REGTEST}/send`, { token: owner.token, body: { to: btcTo, value_wei: '1000' }, headers });
-      isProblem(r, 501, 'treasury_send_unavailable');
-      expect(r.body.detail).toContain('export');
-      isProblem(await call('POST', `${W}/${LOCALNET}/send`, {
-        token: owner.token, body: { to: Keypair.generate().publicKey.toBase58(), value_wei: '1000' }, headers,
-      }), 501, 'treasury_send_unavailable');
-    }
+  const send = (chain: string, body: unknown, headers: Record<string, string> = confirm) =>
+    call('POST', `${W}/${chain}/send`, { token: owner.token, body, headers });
+  const settled = (id: string) => eventually(`transfer ${id} settled`, async () => {
+    const r = (await db().query('SELECT status, error_message, block_number FROM treasury_transfers WHERE id = $1', [id])).rows[0];
+    return ['confirmed', 'failed', 'unconfirmed'].includes(r?.status) ? r : undefined;
+  }, 60_000);
+  const broadcast = (id: string) => eventually(`transfer ${id} broadcast`, async () => {
+    const r = (await db().query('SELECT status FROM treasury_transfers WHERE id = $1', [id])).rows[0];
+    return r?.status !== 'signed' ? r : undefined;
+  }, 30_000);
+  const onChain = async (txid: string) => bitcoin.Transaction.fromHex(await btc.rpc<string>('getrawtransaction', [txid, 0]));
+  const outputs = (t: bitcoin.Transaction) => t.outs.map((o) => ({ address: bitcoin.address.fromOutputScript(o.script, bitcoin.networks.regtest), value: BigInt(o.value) }));
+  const inputs = (t: bitcoin.Transaction) => t.ins.map((i) => `${Buffer.from(i.hash).reverse().toString('hex')}:${i.index}`);
+
+  test('bitcoin: refused before signing — no confirmation 401, a mainnet address, EVM fields, above 1,000 BTC 400', async () => {
+    const to = p2wpkh(testKey().publicKey, bitcoin.networks.regtest);
+    isProblem(await send(REGTEST, { to, value_wei: '1000' }, {}), 401);
+    isProblem(await send(REGTEST, { to: p2wpkh(testKey().publicKey, bitcoin.networks.bitcoin), value_wei: '1000' }), 400);
+    isProblem(await send(REGTEST, { to: '0x000000000000000000000000000000000000dEaD', value_wei: '1000' }), 400);
+    isProblem(await send(REGTEST, { to, value_wei: '1000', data: '0x1234' }), 400);
+    isProblem(await send(REGTEST, { to, value_wei: '1000', fee_rate_sat_per_vbyte: 3 }), 400);
+    isProblem(await send(REGTEST, { to, value_wei: (1_000n * 100_000_000n + 1n).toString() }), 400);
+    isProblem(await send(REGTEST, { to, value_wei: '100000000000' }), 422); // 1,000 BTC: more than the wallet holds
     const n = await db().query('SELECT count(*)::int AS n FROM treasury_transfers WHERE user_id = $1', [owner.userId]);
     expect(n.rows[0].n).toBe(0);
+  });
+
+  test('bitcoin: signed with the wallet\'s key, broadcast by its workflow, confirmed in a block with the change back to the wallet; a replay sends nothing', async () => {
+    const from = btcWallet.addresses[REGTEST];
+    const to = p2wpkh(testKey().publicKey, bitcoin.networks.regtest);
+    const key = `btc-${Date.now()}`;
+    const r = await send(REGTEST, { to, value_wei: '25000000' }, { ...confirm, 'idempotency-key': key });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ from, to, value_wei: '25000000', chain: REGTEST, chain_id: 9_000_000_000_003, nonce: 0, status: 'signed' });
+    expect(r.body.tx_hash).toMatch(/^[0-9a-f]{64}$/);
+    await broadcast(r.body.id);
+    await btc.mine(1);
+    expect(await settled(r.body.id)).toMatchObject({ status: 'confirmed', error_message: null });
+    const t = await onChain(r.body.tx_hash);
+    expect(t.getId()).toBe(r.body.tx_hash);
+    expect(outputs(t)).toContainEqual({ address: to, value: 25_000_000n });
+    expect(outputs(t).some((o) => o.address === from)).toBe(true); // the change
+    expect(t.ins.every((i) => i.sequence === 0xfffffffd)).toBe(true); // RBF, as the Intents family builds it
+    const again = await send(REGTEST, { to, value_wei: '25000000' }, { ...confirm, 'idempotency-key': key });
+    expect(again.status).toBe(200);
+    expect(again.body.tx_hash).toBe(r.body.tx_hash);
+    expect(await auditFor(owner, 'treasury_wallet.send', btcWallet.id)).toHaveLength(1);
+  });
+
+  test('bitcoin: parallel sends never spend one coin (an unsettled transfer\'s coins are left alone), and all confirm', async () => {
+    await btc.mineTo(btcWallet.addresses[REGTEST], 3, 50_000_000n);
+    // In parallel: each signs under the wallet's lock right after the one before commits, before its broadcast.
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => send(REGTEST, { to: p2wpkh(testKey().publicKey, bitcoin.networks.regtest), value_wei: '30000000' })));
+    expect([a.status, b.status, c.status]).toEqual([200, 200, 200]);
+    expect([a.body.nonce, b.body.nonce, c.body.nonce].sort()).toEqual([1, 2, 3]);
+    await Promise.all([a, b, c].map((x) => broadcast(x.body.id)));
+    await btc.mine(1);
+    for (const x of [a, b, c]) expect((await settled(x.body.id)).status).toBe('confirmed');
+    const spent = (await Promise.all([a, b, c].map(async (x) => inputs(await onChain(x.body.tx_hash))))).flat();
+    expect(new Set(spent).size).toBe(spent.length);
+  });
+
+  test('solana: SOL signed with the wallet\'s Ed25519 key, broadcast by its workflow and confirmed; the lamports moved', async () => {
+    isProblem(await send(LOCALNET, { to: '0x000000000000000000000000000000000000dEaD', value_wei: '1' }), 400);
+    isProblem(await send(LOCALNET, { to: Keypair.generate().publicKey.toBase58(), value_wei: '1', gas_limit: 21000 }), 400);
+    const to = Keypair.generate().publicKey.toBase58();
+    const r = await send(LOCALNET, { to, value_wei: '500000000' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ from: solWallet.address, to, value_wei: '500000000', chain: LOCALNET, nonce: 0, status: 'signed' });
+    expect(await settled(r.body.id)).toMatchObject({ status: 'confirmed' });
+    expect(svm.balance(to)).toBe(500_000_000n);
+    // The signature on chain is the wallet's: the signed bytes verify under its public key.
+    const row = (await db().query('SELECT signed_tx FROM treasury_transfers WHERE id = $1', [r.body.id])).rows[0];
+    const wire = Transaction.from(Buffer.from(row.signed_tx, 'base64'));
+    expect(wire.feePayer!.toBase58()).toBe(solWallet.address);
+    expect(wire.verifySignatures()).toBe(true);
   });
 });
 

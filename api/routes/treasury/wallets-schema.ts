@@ -32,9 +32,9 @@ export const exportQuery = z.object({
 });
 
 const REFUSED: Record<string, string> = {
-  token_mint: 'names a Solana, Tron or Cardano token; on an EVM chain send the token contract as `to` and its transfer calldata as `data`',
-  token_decimals: 'is for non-EVM tokens only', memo: 'is for Solana, XRP and Tron only', destination_tag: 'is for XRP only',
-  fee_rate_sat_per_vbyte: 'is for Bitcoin only', xrpl_tx_json: 'is for XRP only', fee_limit_sun: 'is for Tron only', ttl: 'is for Cardano only',
+  token_mint: 'token transfers from treasury wallets are ERC-20 only: send the token contract as `to` and its transfer calldata as `data`',
+  token_decimals: 'token transfers from treasury wallets are ERC-20 only', memo: 'is not taken on treasury sends', destination_tag: 'is for XRP only',
+  fee_rate_sat_per_vbyte: "is not taken on treasury sends: Bitcoin's fee rate is the node's estimate within the service's floor and cap", xrpl_tx_json: 'is for XRP only', fee_limit_sun: 'is for Tron only', ttl: 'is for Cardano only',
 };
 
 export const sendBody = z.object({

@@ -56,18 +56,17 @@ export const treasuryWalletRoutes = [
   }),
   route({
     method: 'POST', path: '/v1/treasury/wallets/:chain/send', tag: TAG, auth: 'user',
-    summary: 'Send from the active wallet on the network named (header X-Auth-Confirm: the password or a rat_ token for treasury_wallet.send; or X-Passkey-Token from tx-assert for this transfer); at most 10,000 ETH; broadcast durably; Idempotency-Key replays',
+    summary: 'Send from the active wallet on the network named, value_wei in the smallest unit (wei, sat, lamport) (header X-Auth-Confirm: the password or a rat_ token for treasury_wallet.send; or X-Passkey-Token from tx-assert for this transfer); at most 10,000 ETH, 1,000 BTC or 100,000 SOL; broadcast durably; Idempotency-Key replays',
     params: walletChainParams, body: sendBody,
     success: { status: 200, description: 'Signed and stored; its broadcast runs in the background. A repeated Idempotency-Key answers with the stored transfer and sends nothing', schema: TreasuryWalletSendSchema },
     errors: {
-      400: `${CHAIN_400}; value_wei above the sanity cap (10,000 ETH); a field of another chain; gasless; X-Passkey-Tx-Digest not this transfer's digest`,
+      400: `${CHAIN_400}; to not an address of the network; value_wei above the sanity cap; a field of another chain (data, gas_limit off EVM); gasless; X-Passkey-Tx-Digest not this transfer's digest`,
       401: 'Missing or wrong X-Auth-Confirm (password or rat_ token) or X-Passkey-Token (used, expired)',
       403: `${WHO}; an account without a password and no token; a token for another purpose or another transfer`,
       404: 'No active wallet for this chain',
       409: 'The wallet was rotated or deactivated meanwhile; a request with this Idempotency-Key is being created',
-      422: 'Insufficient funds, or the node refused to estimate the transaction (nothing signed); the Idempotency-Key was used for another transfer',
+      422: 'Insufficient funds (coins, lamports), or the node refused to estimate the transaction (nothing signed); the Idempotency-Key was used for another transfer',
       429: 'Too many wrong passwords for this account: wait Retry-After seconds',
-      501: 'Sends from bitcoin and solana treasury wallets come later (treasury_send_unavailable); export the key to move funds meanwhile',
       503: "The chain's node cannot be reached",
     },
     handler: async ({ ctx, params, body, action, services: s }) =>

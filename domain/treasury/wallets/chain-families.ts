@@ -4,9 +4,12 @@
 // moves funds (balance, a signed transfer, its broadcast and receipt). One wallet serves every
 // network of its family: an EVM address is the same on ethereum, base or any EVM chain; a Bitcoin
 // wallet's one key has a P2WPKH address per network (bc1… on mainnet, the record's; bcrt1… on
-// regtest). EVM (evm-family.ts) moves funds; Bitcoin and Solana (bitcoin-family.ts,
-// solana-family.ts, over the Intents API's chain libraries) generate, export and read balances,
-// and refuse sends with a 501 until the send path carries coins and blockhashes (`sends` false).
+// regtest). EVM is evm-family.ts; Bitcoin and Solana (bitcoin-family.ts, solana-family.ts) use
+// the Intents API's chain libraries. The send path is the EVM one: a transfer is prepared, then
+// signed under the wallet's row lock with a number the row keeps (`nonce`): for EVM the account
+// nonce the chain orders by; for Bitcoin and Solana, which have none, a per-sender sequence the
+// service allocates (`sequence: 'service'`), and the open transfers' bytes are handed to the
+// signer so a Bitcoin send never spends a coin an earlier one still spends.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FamilyNetwork } from '../../intents/families/chain-family.ts';
 
@@ -27,10 +30,14 @@ export type KeyPair = { privateKey: Uint8Array; publicKey: string; address: stri
 /** A transfer as the family signs it; amounts in the family's smallest unit. */
 export type TransferRequest = { to: string; value: bigint; data?: string; gasLimit?: bigint };
 
+/** The signed bytes of the sender's transfers on the network that are signed or sent but not yet settled. */
+export type OpenTransfer = { signedTx: string };
+
 /** The signed bytes of a transfer and what identifies it on the chain. */
 export type SignedTransfer = { signedTx: string; txHash: string; nonce: number };
 
-export type TransferReceipt = { success: boolean; blockNumber: bigint };
+/** `reason`: why it failed when it did not revert (a Bitcoin input spent elsewhere, a Solana blockhash that expired unseen). */
+export type TransferReceipt = { success: boolean; blockNumber: bigint | null; reason?: string };
 
 /** 'sent' also when the node already had the bytes; a refusal for good carries the node's words. */
 export type BroadcastVerdict = { sent: true } | { sent: false; reason: string };
@@ -45,6 +52,8 @@ export interface WalletChainFamily {
   readonly decimals: number;
   /** Whether the send route moves funds of this family (else a 501 before anything is asked or signed). */
   readonly sends: boolean;
+  /** Where a transfer's `nonce` comes from: the chain's account nonce, or a per-sender sequence of the service. */
+  readonly sequence: 'chain' | 'service';
   /** A fresh key pair; the caller zeroes privateKey once it is sealed. */
   generateKey(): KeyPair;
   /** The public key and address of a private key (checks a sealed key against its record). */
@@ -55,19 +64,22 @@ export interface WalletChainFamily {
   network(em: EntityManager, raw: string): Promise<WalletNetwork>;
   /** The wallet's address on `net` (Bitcoin's differ per network; the record keeps mainnet's). */
   addressOn(net: WalletNetwork, wallet: { public_key: string; address: string }): string;
-  /** A send's destination checked and normalized for this family, or a 400 naming `to`. */
-  destination(raw: string): string;
+  /** A send's destination on `net` checked and normalized, or a 400 naming `to`. */
+  destination(net: WalletNetwork, raw: string): string;
   /** Native balance in the smallest unit, and token balances for the contracts asked. */
   balance(net: WalletNetwork, address: string, tokens: string[]): Promise<{ native: bigint; tokens: { contract: string; raw: bigint }[] }>;
   /**
    * Checks the request against the chain (gas, fees, funds: a 4xx problem when it cannot go)
    * and returns a signer for a nonce: the family decides fees once, the caller allocates the nonce.
+   * `from` is the wallet's address on `net`; `open` the sender's unsettled transfers there.
    */
-  prepareTransfer(net: WalletNetwork, from: string, req: TransferRequest): Promise<{ sign: (privateKey: Uint8Array, nonce: number) => SignedTransfer }>;
-  /** The next nonce the network expects of `from`, counting its pending pool. */
+  prepareTransfer(net: WalletNetwork, from: string, req: TransferRequest): Promise<{
+    sign: (privateKey: Uint8Array, nonce: number, open: OpenTransfer[]) => Promise<SignedTransfer>;
+  }>;
+  /** The next nonce the network expects of `from`, counting its pending pool (0 where the service numbers transfers). */
   nextNonce(net: WalletNetwork, from: string): Promise<number>;
   /** Sends signed bytes: 'sent' (or already known), 'refused' for good; throws while unreachable. */
   broadcast(net: WalletNetwork, t: { signedTx: string; txHash: string }): Promise<BroadcastVerdict>;
-  /** The receipt once mined, else null. */
-  receipt(net: WalletNetwork, txHash: string): Promise<TransferReceipt | null>;
+  /** The receipt once settled (mined, failed for good), else null. */
+  receipt(net: WalletNetwork, t: { signedTx: string; txHash: string }): Promise<TransferReceipt | null>;
 }

@@ -25,6 +25,7 @@ export class EvmWalletFamily implements WalletChainFamily {
   readonly sanityCapLabel = '10,000 ETH';
   readonly decimals = 18;
   readonly sends = true;
+  readonly sequence = 'chain' as const;
   private readonly rpc: ChainRpc;
 
   constructor(rpc: ChainRpc) {
@@ -55,7 +56,7 @@ export class EvmWalletFamily implements WalletChainFamily {
     return wallet.address;
   }
 
-  destination(raw: string): string {
+  destination(_net: WalletNetwork, raw: string): string {
     if (!isAddress(raw)) throw invalidField('to', 'must be a 20-byte 0x-hex address (with a valid EIP-55 checksum when mixed-case)');
     return getAddress(raw);
   }
@@ -89,7 +90,7 @@ export class EvmWalletFamily implements WalletChainFamily {
       }
       return { fees: f, gasLimit: g };
     });
-    const sign = (privateKey: Uint8Array, nonce: number): SignedTransfer => {
+    const sign = async (privateKey: Uint8Array, nonce: number): Promise<SignedTransfer> => {
       const base = { to, value: req.value, data, nonce, gas_limit: gasLimit };
       const fields: TransactionFields = fees.type === 'legacy'
         ? { ...base, tx_type: 0, gas_price: fees.gasPrice }
@@ -122,8 +123,8 @@ export class EvmWalletFamily implements WalletChainFamily {
     }
   }
 
-  async receipt(net: WalletNetwork, txHash: string): Promise<TransferReceipt | null> {
-    const r = await this.rpc.receipt(net.chainId, txHash as Hex);
+  async receipt(net: WalletNetwork, t: { txHash: string }): Promise<TransferReceipt | null> {
+    const r = await this.rpc.receipt(net.chainId, t.txHash as Hex);
     return r ? { success: r.status === 'success', blockNumber: r.blockNumber } : null;
   }
 }
