@@ -35,7 +35,6 @@ export class BitcoinWalletFamily implements WalletChainFamily {
   readonly sanityCap = 1_000n * 100_000_000n;
   readonly sanityCapLabel = '1,000 BTC';
   readonly decimals = 8;
-  readonly sends = true;
   readonly sequence = 'service' as const;
   private readonly chains: ChainFamilies;
 

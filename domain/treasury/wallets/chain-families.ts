@@ -50,8 +50,6 @@ export interface WalletChainFamily {
   readonly sanityCapLabel: string;
   /** Decimals of the native unit (18 wei, 8 sat, 9 lamport). */
   readonly decimals: number;
-  /** Whether the send route moves funds of this family (else a 501 before anything is asked or signed). */
-  readonly sends: boolean;
   /** Where a transfer's `nonce` comes from: the chain's account nonce, or a per-sender sequence of the service. */
   readonly sequence: 'chain' | 'service';
   /** A fresh key pair; the caller zeroes privateKey once it is sealed. */

@@ -24,7 +24,6 @@ export class EvmWalletFamily implements WalletChainFamily {
   readonly sanityCap = 10_000n * WEI_PER_ETH;
   readonly sanityCapLabel = '10,000 ETH';
   readonly decimals = 18;
-  readonly sends = true;
   readonly sequence = 'chain' as const;
   private readonly rpc: ChainRpc;
 

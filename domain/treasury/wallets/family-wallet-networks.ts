@@ -23,11 +23,6 @@ export function nodeOf(net: WalletNetwork): FamilyNetwork {
   });
 }
 
-/** Sends of a family that does not send (none today): 501, before anything is confirmed, built or signed. */
-export const sendsLater = (family: WalletFamilyName) => new Problem(501,
-  `Sending from ${family} treasury wallets comes later; to move the funds now, export the key into a ${family} wallet`,
-  { type: 'treasury_send_unavailable', title: 'Not Implemented' });
-
 /** ERC-20 token balances are EVM's; the other families are asked without `tokens`. */
 export function noTokens(family: WalletFamilyName, tokens: string[]): void {
   if (tokens.length > 0) throw invalidField('tokens', `token balances are for EVM chains only, not ${family}`);

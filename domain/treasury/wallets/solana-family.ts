@@ -25,7 +25,6 @@ export class SolanaWalletFamily implements WalletChainFamily {
   readonly sanityCap = 100_000n * 1_000_000_000n;
   readonly sanityCapLabel = '100,000 SOL';
   readonly decimals = 9;
-  readonly sends = true;
   readonly sequence = 'service' as const;
   private readonly chains: ChainFamilies;
 

@@ -1,6 +1,5 @@
 // Sending from a treasury wallet (reference sendFromTreasuryWallet): human-only, the owner's
 // active wallet only, confirmed with X-Auth-Confirm, and durable like the Intents API's submit:
-//   0. a family that does not send (none today; `sends` in chain-families.ts) is a 501, before anything else;
 //   1. the request is checked (the family's sanity cap: 10,000 ETH on EVM) and a repeated
 //      Idempotency-Key is answered from the stored transfer, sending nothing (422 when the key
 //      was used for another request);
@@ -27,7 +26,6 @@ import { Problem, conflict, invalidField } from '../../errors.ts';
 import type { WalletFamilies } from './families.ts';
 import type { TreasuryTransfersClient } from './client.ts';
 import { walletOwner } from './wallet-access.ts';
-import { sendsLater } from './family-wallet-networks.ts';
 import { transferDigest } from './transfer-passkeys.ts';
 import { unsealKey } from './treasury-keys.ts';
 import { activeWallet, keyOf } from './wallet-repository.ts';
@@ -53,7 +51,6 @@ export class TransferCommands {
     const em = this.d.db();
     const owner = await walletOwner(ctx, em);
     const family = await this.d.families.resolve(em, rawChain);
-    if (!family.sends) throw sendsLater(family.family);
     const network = await family.network(em, rawChain);
     const to = family.destination(network, input.to);
     if (input.valueWei > family.sanityCap) {
