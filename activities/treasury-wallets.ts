@@ -4,6 +4,7 @@
 import { TransferBroadcaster, type TransferReceiptOutcome, type TransferSendOutcome } from '../domain/treasury/wallets/transfer-broadcaster.ts';
 import { TREASURY_TASK_QUEUE, TreasuryTransfersClient } from '../domain/treasury/wallets/client.ts';
 import { WalletFamilies } from '../domain/treasury/wallets/families.ts';
+import { ChainFamilies } from '../domain/intents/families/family-registry.ts';
 import { openTransfersOlderThan } from '../domain/treasury/wallets/transfer-repository.ts';
 import type { TemporalArea } from './temporal-area.ts';
 
@@ -19,7 +20,7 @@ export type TreasuryActivities = ReturnType<typeof createTreasuryActivities>;
 
 export const treasuryArea: TemporalArea = {
   taskQueue: TREASURY_TASK_QUEUE,
-  activities: (d) => createTreasuryActivities({ broadcaster: new TransferBroadcaster(d.em, new WalletFamilies(d.chainRpc)) }),
+  activities: (d) => createTreasuryActivities({ broadcaster: new TransferBroadcaster(d.em, new WalletFamilies(d.chainRpc, new ChainFamilies({ rpcOverrides: d.rpcOverrides }))) }),
   // A signed transfer whose workflow could not be started at request time gets it now (a no-op if running).
   async redrive(d, olderThan) {
     const client = new TreasuryTransfersClient(d.temporal, d.log);

@@ -82,6 +82,7 @@ import { intentServices, type IntentServices } from './intent-services.ts';
 import { WalletCommands, TREASURY_EXPORT_PER_USER } from '../domain/treasury/wallets/wallet-commands.ts';
 import { TransferCommands } from '../domain/treasury/wallets/transfer-commands.ts';
 import { WalletFamilies } from '../domain/treasury/wallets/families.ts';
+import { ChainFamilies } from '../domain/intents/families/family-registry.ts';
 import { TreasuryTransfersClient } from '../domain/treasury/wallets/client.ts';
 import { TransferPasskeys } from '../domain/treasury/wallets/transfer-passkeys.ts';
 import { bindingServices } from './binding-services.ts';
@@ -132,7 +133,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     push: new LogPushSender(log), log, targets: async (ctx, _purpose, targetId) => { await approvals.decidable(ctx, targetId); },
   });
   const intentParts = intentServices({ db, hot, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls });
-  const walletFamilies = new WalletFamilies(intentParts.chainRpc);
+  const walletFamilies = new WalletFamilies(intentParts.chainRpc, new ChainFamilies({ rpcOverrides: config.chainRpcUrls }));
   return {
     config, log,
     audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, ipRules, kms: core.kms,

@@ -62,15 +62,17 @@ describe('the plan and the principal', () => {
 describe('a wallet, end to end', () => {
   let wallet: any;
 
-  test('generate without chains makes one secp256k1 wallet for every EVM chain; again keeps it', async () => {
-    const r = await call('POST', `${W}/generate`, { token: owner.token, body: {} });
+  // Generating without chains also makes bitcoin and solana wallets: treasury-wallets-families.test.ts.
+  test('generate for ethereum makes one secp256k1 wallet for every EVM chain; again keeps it', async () => {
+    const r = await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['ethereum'] } });
     expect(r.status).toBe(201);
     expect(r.body.wallets).toHaveLength(1);
     wallet = r.body.wallets[0];
     expect(wallet).toEqual({
       id: expect.any(String), chain: 'ethereum', curve: 'secp256k1', public_key_hex: expect.stringMatching(/^0x04[0-9a-f]{128}$/),
-      address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), is_active: true, created_at: expect.any(String),
+      address: expect.stringMatching(/^0x[0-9a-fA-F]{40}$/), addresses: { ethereum: expect.any(String) }, is_active: true, created_at: expect.any(String),
     });
+    expect(wallet.addresses.ethereum).toBe(wallet.address);
     expect(publicKeyToAddress(wallet.public_key_hex)).toBe(wallet.address);
     expect(getAddress(wallet.address)).toBe(wallet.address);
     expect(await auditFor(owner, 'treasury_wallet.generate', wallet.id)).toHaveLength(1);
@@ -81,7 +83,7 @@ describe('a wallet, end to end', () => {
   });
 
   test('generate refuses unknown chains and the chains that come later with 400, making nothing', async () => {
-    isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['bitcoin'] } }), 400);
+    isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['xrp'] } }), 400);
     isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['no-such-chain'] } }), 400);
     isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: 'ethereum' } }), 400);
     const n = await db().query('SELECT count(*)::int AS n FROM treasury_wallets WHERE user_id = $1', [owner.userId]);
@@ -97,7 +99,8 @@ describe('a wallet, end to end', () => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual(wallet);
     }
-    isProblem(await call('GET', `${W}/solana`, { token: owner.token }), 400);
+    isProblem(await call('GET', `${W}/tron`, { token: owner.token }), 400);
+    isProblem(await call('GET', `${W}/solana`, { token: owner.token }), 404); // a family with no wallet yet
     isProblem(await call('GET', `${W}/nope`, { token: owner.token }), 400);
     // Another human of the organization has no wallet, and cannot reach the owner's.
     expect((await call('GET', W, { token: member.token })).body).toEqual({ wallets: [] });
@@ -198,7 +201,10 @@ describe('a wallet, end to end', () => {
     expect(await auditFor(owner, 'treasury_wallet.export', wallet.id)).toHaveLength(0);
     const r = await exportKey(owner, PASSWORD);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ chain: 'ethereum', address: wallet.address, private_key_hex: expect.stringMatching(/^0x[0-9a-f]{64}$/), wallet_id: wallet.id, is_active: true });
+    expect(r.body).toEqual({
+      chain: 'ethereum', address: wallet.address, private_key_hex: expect.stringMatching(/^0x[0-9a-f]{64}$/), private_key: r.body.private_key_hex,
+      private_key_format: 'hex', wallet_id: wallet.id, is_active: true,
+    });
     expect(privateKeyToAddress(r.body.private_key_hex)).toBe(wallet.address);
     expect(await auditFor(owner, 'treasury_wallet.export', wallet.id)).toHaveLength(1);
     const sealed = await db().query(
@@ -332,7 +338,7 @@ describe('a transaction-bound passkey token', () => {
     expect((await call('POST', '/v1/auth/passkeys/register/complete', {
       token: a.token, body: key.register(reg.body), headers: confirmWith(PASSWORD),
     })).status).toBe(201);
-    const w = (await call('POST', `${W}/generate`, { token: a.token, body: {} })).body.wallets[0];
+    const w = (await call('POST', `${W}/generate`, { token: a.token, body: { chains: ['ethereum'] } })).body.wallets[0];
     await chain.node.fund(w.address, parseEther('1'));
     const to = newAddress();
     const digestOf = (value: string) => createHash('sha256').update(`${chain.name}|${to.toLowerCase()}|${value}|0x`).digest('hex');
@@ -371,7 +377,7 @@ describe('a crash loses no send and sends nothing twice', () => {
   test('stored but never started transfers are broadcast by the sweeper, each once', async () => {
     const a = await signup('tw-crash');
     await db().query("UPDATE organizations SET billing_tier = 'pro' WHERE id = $1", [a.orgId]);
-    const g = await call('POST', `${W}/generate`, { token: a.token, body: {} });
+    const g = await call('POST', `${W}/generate`, { token: a.token, body: { chains: ['ethereum'] } });
     const w = g.body.wallets[0];
     await chain.node.fund(w.address, parseEther('2'));
     const key = (await exportKey(a, PASSWORD)).body.private_key_hex as `0x${string}`;
@@ -410,7 +416,7 @@ describe('a crash loses no send and sends nothing twice', () => {
   test('bytes the node refuses for good end the transfer as failed, and the later ones of its sender whose nonce can never be used', async () => {
     const a = await signup('tw-refused');
     await db().query("UPDATE organizations SET billing_tier = 'pro' WHERE id = $1", [a.orgId]);
-    const w = (await call('POST', `${W}/generate`, { token: a.token, body: {} })).body.wallets[0];
+    const w = (await call('POST', `${W}/generate`, { token: a.token, body: { chains: ['ethereum'] } })).body.wallets[0];
     await chain.node.fund(w.address, parseEther('1'));
     const account = privateKeyToAccount((await exportKey(a, PASSWORD)).body.private_key_hex);
     const block = await chain.node.rpc<{ baseFeePerGas: string }>('eth_getBlockByNumber', ['latest', false]);

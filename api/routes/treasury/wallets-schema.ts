@@ -1,5 +1,6 @@
 // Input schemas of the treasury wallet routes (reference GenerateTreasuryWalletsRequest,
-// TreasuryWalletSendRequest). Shapes only; the domain decides which chains exist. On send,
+// TreasuryWalletSendRequest). Shapes only; the domain decides which chains exist (and checks a
+// send's `to` as its family writes addresses). On send,
 // `value_wei` is wei (decimal or 0x-hex text, or a JSON integer); the reference's fields for other
 // chains or features this service does not offer are refused by name, never silently dropped.
 import { z } from 'zod';
@@ -31,13 +32,14 @@ export const exportQuery = z.object({
 });
 
 const REFUSED: Record<string, string> = {
-  token_mint: 'names a Solana, Tron or Cardano token; on an EVM chain send the token contract as `to` and its transfer calldata as `data`',
-  token_decimals: 'is for non-EVM tokens only', memo: 'is for Solana, XRP and Tron only', destination_tag: 'is for XRP only',
-  fee_rate_sat_per_vbyte: 'is for Bitcoin only', xrpl_tx_json: 'is for XRP only', fee_limit_sun: 'is for Tron only', ttl: 'is for Cardano only',
+  token_mint: 'token transfers from treasury wallets are ERC-20 only: send the token contract as `to` and its transfer calldata as `data`',
+  token_decimals: 'token transfers from treasury wallets are ERC-20 only', memo: 'is not taken on treasury sends', destination_tag: 'is for XRP only',
+  fee_rate_sat_per_vbyte: "is not taken on treasury sends: Bitcoin's fee rate is the node's estimate within the service's floor and cap", xrpl_tx_json: 'is for XRP only', fee_limit_sun: 'is for Tron only', ttl: 'is for Cardano only',
 };
 
 export const sendBody = z.object({
-  to: address,
+  /** Checked by the wallet's family (EVM: a 0x address, EIP-55 when mixed-case). */
+  to: z.string().trim().min(1).max(128),
   value_wei: wei,
   data: opt(hexBytes),
   gas_limit: opt(quantity(MAX_UINT64, 'a gas amount').refine((v) => v > 0n, { message: 'must be greater than 0' })),

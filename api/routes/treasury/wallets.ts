@@ -1,7 +1,8 @@
 // Treasury wallets (spec §4.7, §5 rule 8; reference /v1/treasury/wallets*): a human's own wallets,
 // human-only (agents get 403 on every route: auth 'user'), Pro plan or higher (spec §1). `chain`
-// in the path is a chain family (ethereum) or any EVM network name or chain_id: every EVM name is
-// the one `ethereum` wallet; balance and send act on the network named. The rules are the
+// in the path is a chain family (ethereum, bitcoin, solana) or a network's name or chain_id: every
+// EVM name is the one `ethereum` wallet, every Bitcoin network (bitcoin-regtest …) the `bitcoin`
+// one, every Solana network the `solana` one; balance and send act on the network named. The rules are the
 // domain's (domain/treasury/wallets/).
 import { route } from '../../route.ts';
 import { idempotencyKeyOf } from '../../input/idempotency-key.ts';
@@ -14,13 +15,13 @@ import { balanceQuery, exportQuery, generateWalletsBody, listWalletsQuery, sendB
 
 const TAG = 'Treasury Wallets';
 const WHO = 'An agent (treasury wallets are human-only), or a plan without treasury wallets (plan_feature_unavailable: Pro or higher)';
-const CHAIN_400 = 'chain: unknown, or not available yet (bitcoin, solana, xrp, cardano, tron)';
+const CHAIN_400 = 'chain: unknown, or not available yet (xrp, cardano, tron)';
 const confirm = (ctx: { get(h: string): string }) => ctx.get('x-auth-confirm') || undefined;
 
 export const treasuryWalletRoutes = [
   route({
     method: 'POST', path: '/v1/treasury/wallets/generate', tag: TAG, auth: 'user',
-    summary: "Generate the caller's wallets for the chains named, or for every chain family supported (EVM today); a family with an active wallet keeps it",
+    summary: "Generate the caller's wallets for the chains named, or for every chain family supported (ethereum, bitcoin, solana); a family with an active wallet keeps it",
     body: generateWalletsBody,
     success: { status: 201, description: "The caller's active wallets of the families asked, new and kept", schema: TreasuryWalletListSchema },
     errors: { 400: CHAIN_400, 403: WHO },
@@ -36,7 +37,7 @@ export const treasuryWalletRoutes = [
   }),
   route({
     method: 'GET', path: '/v1/treasury/wallets/:chain', tag: TAG, auth: 'user',
-    summary: "The caller's active wallet for a chain (any EVM network name or chain_id names the ethereum wallet)",
+    summary: "The caller's active wallet for a chain (any EVM network name or chain_id names the ethereum wallet; bitcoin-regtest the bitcoin one …)",
     params: walletChainParams,
     success: { status: 200, description: 'The wallet', schema: TreasuryWalletSchema },
     errors: { 400: CHAIN_400, 403: WHO, 404: 'No active wallet for this chain' },
@@ -44,24 +45,27 @@ export const treasuryWalletRoutes = [
   }),
   route({
     method: 'GET', path: '/v1/treasury/wallets/:chain/balance', tag: TAG, auth: 'user',
-    summary: "The active wallet's native balance on the network named, and ERC-20 balances of `tokens` (comma list of contracts)",
+    summary: "The active wallet's native balance on the network named (wei, sat or lamport), and on EVM chains ERC-20 balances of `tokens` (comma list of contracts)",
     params: walletChainParams, query: balanceQuery,
     success: { status: 200, description: 'The balances', schema: TreasuryWalletBalanceSchema },
-    errors: { 400: `${CHAIN_400}; or a token that is not an address`, 403: WHO, 404: 'No active wallet for this chain', 503: "The chain's node cannot be reached" },
+    errors: {
+      400: `${CHAIN_400}; or a token that is not an address, or tokens on a Bitcoin or Solana network`, 403: WHO, 404: 'No active wallet for this chain',
+      503: "The chain's node cannot be reached, or the network has no node configured",
+    },
     handler: async ({ params, query, action, services: s }) => presentTreasuryWalletBalance(await s.treasuryWallets.balance(action, params.chain, query.tokens)),
   }),
   route({
     method: 'POST', path: '/v1/treasury/wallets/:chain/send', tag: TAG, auth: 'user',
-    summary: 'Send from the active wallet on the network named (header X-Auth-Confirm: the password or a rat_ token for treasury_wallet.send; or X-Passkey-Token from tx-assert for this transfer); at most 10,000 ETH; broadcast durably; Idempotency-Key replays',
+    summary: 'Send from the active wallet on the network named, value_wei in the smallest unit (wei, sat, lamport) (header X-Auth-Confirm: the password or a rat_ token for treasury_wallet.send; or X-Passkey-Token from tx-assert for this transfer); at most 10,000 ETH, 1,000 BTC or 100,000 SOL; broadcast durably; Idempotency-Key replays',
     params: walletChainParams, body: sendBody,
     success: { status: 200, description: 'Signed and stored; its broadcast runs in the background. A repeated Idempotency-Key answers with the stored transfer and sends nothing', schema: TreasuryWalletSendSchema },
     errors: {
-      400: `${CHAIN_400}; value_wei above the sanity cap (10,000 ETH); a field of another chain; gasless; X-Passkey-Tx-Digest not this transfer's digest`,
+      400: `${CHAIN_400}; to not an address of the network; value_wei above the sanity cap; a field of another chain (data, gas_limit off EVM); gasless; X-Passkey-Tx-Digest not this transfer's digest`,
       401: 'Missing or wrong X-Auth-Confirm (password or rat_ token) or X-Passkey-Token (used, expired)',
       403: `${WHO}; an account without a password and no token; a token for another purpose or another transfer`,
       404: 'No active wallet for this chain',
       409: 'The wallet was rotated or deactivated meanwhile; a request with this Idempotency-Key is being created',
-      422: 'Insufficient funds, or the node refused to estimate the transaction (nothing signed); the Idempotency-Key was used for another transfer',
+      422: 'Insufficient funds (coins, lamports), or the node refused to estimate the transaction (nothing signed); the Idempotency-Key was used for another transfer',
       429: 'Too many wrong passwords for this account: wait Retry-After seconds',
       503: "The chain's node cannot be reached",
     },
@@ -72,7 +76,7 @@ export const treasuryWalletRoutes = [
   }),
   route({
     method: 'POST', path: '/v1/treasury/wallets/:chain/export', tag: TAG, auth: 'user',
-    summary: "Export the active wallet's private key, or with wallet_id a retired wallet's (header X-Auth-Confirm: the password or a rat_ token for treasury_wallet.export); audited, rate-limited",
+    summary: "Export the active wallet's private key (0x-hex, and as the family's wallets import it: hex, WIF, base58 keypair), or with wallet_id a retired wallet's (header X-Auth-Confirm: the password or a rat_ token for treasury_wallet.export); audited, rate-limited",
     params: walletChainParams, query: exportQuery,
     success: { status: 200, description: 'The private key, shown once', schema: TreasuryWalletExportSchema },
     errors: {

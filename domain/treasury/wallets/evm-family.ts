@@ -5,15 +5,15 @@
 // client. The sanity cap is the reference's: 10,000 ETH (in wei) per transfer.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { secp256k1 } from '@noble/curves/secp256k1';
-import { encodeFunctionData, formatEther, getAddress, parseAbi, toHex, type Address, type Hex } from 'viem';
+import { encodeFunctionData, formatEther, getAddress, isAddress, parseAbi, toHex, type Address, type Hex } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
 import { ChainRpcError, isAlreadyKnown, isPermanentRejection, type ChainRpc } from '../../chains/chain-rpc.ts';
-import { Problem } from '../../errors.ts';
+import { Problem, invalidField } from '../../errors.ts';
 import { resolveEvmChain } from '../../intents/intents-access.ts';
 import { buildTransaction, signedTransaction, type TransactionFields } from '../../intents/evm-transaction.ts';
 import { withGasMargin } from '../../intents/transactions/transaction-request.ts';
 import { withChainProblems } from '../../intents/transactions/chain-problems.ts';
-import type { BroadcastVerdict, KeyPair, SignedTransfer, TransferReceipt, TransferRequest, WalletChainFamily, WalletNetwork } from './chain-families.ts';
+import type { BroadcastVerdict, ExportedKey, KeyPair, SignedTransfer, TransferReceipt, TransferRequest, WalletChainFamily, WalletNetwork } from './chain-families.ts';
 
 const ERC20 = parseAbi(['function balanceOf(address) view returns (uint256)']);
 const WEI_PER_ETH = 10n ** 18n;
@@ -23,6 +23,8 @@ export class EvmWalletFamily implements WalletChainFamily {
   readonly curve = 'secp256k1' as const;
   readonly sanityCap = 10_000n * WEI_PER_ETH;
   readonly sanityCapLabel = '10,000 ETH';
+  readonly decimals = 18;
+  readonly sequence = 'chain' as const;
   private readonly rpc: ChainRpc;
 
   constructor(rpc: ChainRpc) {
@@ -39,12 +41,23 @@ export class EvmWalletFamily implements WalletChainFamily {
     return { publicKey, address: publicKeyToAddress(publicKey) };
   }
 
-  formatPrivateKey(privateKey: Uint8Array): string {
-    return toHex(privateKey);
+  /** EVM wallets (MetaMask, Rabby, cast) import the 0x-hex key itself. */
+  exportKey(privateKey: Uint8Array): ExportedKey {
+    const hex = toHex(privateKey);
+    return { hex, importable: hex, format: 'hex' };
   }
 
   network(em: EntityManager, raw: string): Promise<WalletNetwork> {
     return resolveEvmChain(em, raw);
+  }
+
+  addressOn(_net: WalletNetwork, wallet: { address: string }): string {
+    return wallet.address;
+  }
+
+  destination(_net: WalletNetwork, raw: string): string {
+    if (!isAddress(raw)) throw invalidField('to', 'must be a 20-byte 0x-hex address (with a valid EIP-55 checksum when mixed-case)');
+    return getAddress(raw);
   }
 
   async balance(net: WalletNetwork, address: string, tokens: string[]) {
@@ -76,7 +89,7 @@ export class EvmWalletFamily implements WalletChainFamily {
       }
       return { fees: f, gasLimit: g };
     });
-    const sign = (privateKey: Uint8Array, nonce: number): SignedTransfer => {
+    const sign = async (privateKey: Uint8Array, nonce: number): Promise<SignedTransfer> => {
       const base = { to, value: req.value, data, nonce, gas_limit: gasLimit };
       const fields: TransactionFields = fees.type === 'legacy'
         ? { ...base, tx_type: 0, gas_price: fees.gasPrice }
@@ -109,8 +122,8 @@ export class EvmWalletFamily implements WalletChainFamily {
     }
   }
 
-  async receipt(net: WalletNetwork, txHash: string): Promise<TransferReceipt | null> {
-    const r = await this.rpc.receipt(net.chainId, txHash as Hex);
+  async receipt(net: WalletNetwork, t: { txHash: string }): Promise<TransferReceipt | null> {
+    const r = await this.rpc.receipt(net.chainId, t.txHash as Hex);
     return r ? { success: r.status === 'success', blockNumber: r.blockNumber } : null;
   }
 }

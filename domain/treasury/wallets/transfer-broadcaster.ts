@@ -6,10 +6,13 @@
 //   send:    the sender's unsent transfers up to this one go out in nonce order; a refusal for
 //            good fails this transfer and the later ones of the sender (their nonces can never be
 //            used); an unreachable node throws (retried).
-//   receipt: broadcast → confirmed, or failed when mined but reverted.
+//   receipt: broadcast → confirmed, or failed when mined but reverted (or, on Bitcoin and
+//            Solana, settled otherwise for good: an input spent elsewhere, a blockhash expired unseen).
+// The family is the row's network's (bitcoin-regtest → bitcoin; any other name is EVM).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { emitEvent } from '../../events/outbox.ts';
-import type { WalletNetwork } from './chain-families.ts';
+import { familyNetworkOf } from '../../intents/families/family-chains.ts';
+import type { WalletChainFamily, WalletNetwork } from './chain-families.ts';
 import type { WalletFamilies } from './families.ts';
 import { failFrom, loadTransfer, markBroadcast, markMined, markUnconfirmed, unsentUpTo, type TransferRow } from './transfer-repository.ts';
 
@@ -30,10 +33,10 @@ export class TransferBroadcaster {
   async send(id: string): Promise<TransferSendOutcome> {
     const t = await loadTransfer(this.em(), id);
     if (!t || !OPEN.has(t.status)) return 'ended';
-    const family = this.families.of('ethereum');
+    const { family, net } = await this.networkOf(t);
     const queue = t.status === 'signed' ? await unsentUpTo(this.em(), t.chain_id, t.from_address, t.nonce) : [t];
     for (const r of queue) {
-      const verdict = await family.broadcast(networkOf(r), { signedTx: r.signed_tx, txHash: r.tx_hash });
+      const verdict = await family.broadcast(net, { signedTx: r.signed_tx, txHash: r.tx_hash });
       if (!verdict.sent) {
         await this.em().transactional((tx) => failFrom(tx, r, `The node refused the transaction: ${verdict.reason}`));
         return 'refused';
@@ -47,11 +50,12 @@ export class TransferBroadcaster {
   async receipt(id: string): Promise<TransferReceiptOutcome> {
     const t = await loadTransfer(this.em(), id);
     if (!t || !OPEN.has(t.status)) return 'ended';
-    const r = await this.families.of('ethereum').receipt(networkOf(t), t.tx_hash);
+    const { family, net } = await this.networkOf(t);
+    const r = await family.receipt(net, { signedTx: t.signed_tx, txHash: t.tx_hash });
     if (!r) return 'pending';
     await this.em().transactional(async (tx) => {
       if (await markBroadcast(tx, t.id)) await sentEvent(tx, t);
-      await markMined(tx, t.id, r.success, r.blockNumber);
+      await markMined(tx, t.id, r.success, r.blockNumber, r.reason);
     });
     return r.success ? 'confirmed' : 'failed';
   }
@@ -60,14 +64,20 @@ export class TransferBroadcaster {
     await markUnconfirmed(this.em(), id, why);
   }
 
+  /** The row's family and network: EVM rows carry what the chains client needs; the others are looked up (their node). */
+  private async networkOf(t: TransferRow): Promise<{ family: WalletChainFamily; net: WalletNetwork }> {
+    const other = familyNetworkOf(t.chain);
+    if (!other) return { family: this.families.of('ethereum'), net: { name: t.chain, chainId: t.chain_id, nativeCurrency: '' } };
+    const family = this.families.of(other.family);
+    return { family, net: await family.network(this.em(), t.chain) };
+  }
+
   private async markSent(t: TransferRow): Promise<void> {
     await this.em().transactional(async (tx) => {
       if (await markBroadcast(tx, t.id)) await sentEvent(tx, t);
     });
   }
 }
-
-const networkOf = (t: TransferRow): WalletNetwork => ({ name: t.chain, chainId: t.chain_id, nativeCurrency: '' });
 
 async function sentEvent(tx: EntityManager, t: TransferRow): Promise<void> {
   await emitEvent(tx, t.org_id, 'wallet.transfer.sent', {

@@ -8,8 +8,9 @@
 //      transfer's digest gave (transfer-passkeys.ts), spent only by the transfer it names;
 //   3. gas, fees and funds from the chain (422 before signing when it cannot go);
 //   4. ONE database transaction holds the wallet's row lock (a rotation or deactivation waits,
-//      and two sends of the wallet take distinct nonces), checks the key again, signs and stores
-//      the signed bytes (status signed);
+//      and two sends of the wallet take distinct nonces; on Bitcoin, the coins of the wallet's
+//      unsettled transfers are left out), checks the key again, signs and stores the signed bytes
+//      (status signed);
 //   5. the broadcast workflow `treasury-transfer:<id>` (client.ts) sends exactly those bytes.
 // A crash after 4 loses nothing (the sweeper starts the workflow), and no retry can send a second
 // transaction: every send is of the same bytes, hence the same hash and nonce.
@@ -28,7 +29,7 @@ import { walletOwner } from './wallet-access.ts';
 import { transferDigest } from './transfer-passkeys.ts';
 import { unsealKey } from './treasury-keys.ts';
 import { activeWallet, keyOf } from './wallet-repository.ts';
-import { insertTransfer, nextOwnNonce, transferByIdempotencyKey, type TransferRow } from './transfer-repository.ts';
+import { insertTransfer, nextOwnNonce, nextSequence, openSignedTxs, transferByIdempotencyKey, type TransferRow } from './transfer-repository.ts';
 
 export type TransferDeps = { db: () => EntityManager; kms: Kms; audit: ActionAudit; stepUp: StepUp; families: WalletFamilies; client: TreasuryTransfersClient };
 
@@ -51,17 +52,18 @@ export class TransferCommands {
     const owner = await walletOwner(ctx, em);
     const family = await this.d.families.resolve(em, rawChain);
     const network = await family.network(em, rawChain);
+    const to = family.destination(network, input.to);
     if (input.valueWei > family.sanityCap) {
       throw invalidField('value_wei', `exceeds the sanity cap of ${family.sanityCapLabel} per transfer; split it, or check the decimal point`);
     }
     const data = input.data ?? '0x';
-    const requestDigest = sha256(JSON.stringify([network.chainId, input.to.toLowerCase(), input.valueWei.toString(), data.toLowerCase(), input.gasLimit?.toString() ?? null]));
+    const requestDigest = sha256(JSON.stringify([network.chainId, to.toLowerCase(), input.valueWei.toString(), data.toLowerCase(), input.gasLimit?.toString() ?? null]));
     if (idempotencyKey !== null) {
       const prior = await transferByIdempotencyKey(em, owner.userId, idempotencyKey);
       if (prior) return { transfer: replay(prior, requestDigest), replayed: true };
     }
 
-    const txDigest = transferDigest(rawChain, input.to, input.valueWei, input.data);
+    const txDigest = transferDigest(rawChain, to, input.valueWei, input.data);
     if (proof.passkeyTxDigest !== undefined && proof.passkeyTxDigest.toLowerCase() !== txDigest) {
       throw invalidField('X-Passkey-Tx-Digest', 'is not the digest of this transfer (SHA-256 hex of chain|to|value_wei|data, see docs/treasury.md)');
     }
@@ -73,8 +75,9 @@ export class TransferCommands {
 
     const wallet = await activeWallet(em, owner, family.family);
     if (!wallet) throw new Problem(404, `You have no active ${family.family} treasury wallet`);
-    const prepared = await family.prepareTransfer(network, wallet.address, { to: input.to, value: input.valueWei, data: input.data, gasLimit: input.gasLimit });
-    const chainNonce = await family.nextNonce(network, wallet.address);
+    const from = family.addressOn(network, wallet); // a Bitcoin wallet's differs per network
+    const prepared = await family.prepareTransfer(network, from, { to, value: input.valueWei, data: input.data, gasLimit: input.gasLimit });
+    const chainNonce = await family.nextNonce(network, from);
     const key = await unsealKey(em, this.d.kms, owner.orgId, keyOf(wallet));
     let stored: TransferRow | 'replay';
     try {
@@ -83,11 +86,16 @@ export class TransferCommands {
         const locked = await activeWallet(tx, owner, family.family, true);
         if (locked?.id !== wallet.id) throw conflict('The wallet was rotated or deactivated meanwhile; nothing was sent');
         if (idempotencyKey !== null && await transferByIdempotencyKey(tx, owner.userId, idempotencyKey)) return 'replay';
-        const ours = await nextOwnNonce(tx, network.chainId, wallet.address);
-        const signed = prepared.sign(key, ours === null ? chainNonce : Math.max(chainNonce, ours));
+        let signed;
+        if (family.sequence === 'chain') {
+          const ours = await nextOwnNonce(tx, network.chainId, from);
+          signed = await prepared.sign(key, ours === null ? chainNonce : Math.max(chainNonce, ours), []);
+        } else {
+          signed = await prepared.sign(key, await nextSequence(tx, network.chainId, from), await openSignedTxs(tx, network.chainId, from));
+        }
         return insertTransfer(tx, {
           id: randomUUID(), org_id: owner.orgId, user_id: owner.userId, wallet_id: wallet.id, chain: network.name, chain_id: network.chainId,
-          from_address: wallet.address, to_address: input.to, value_wei: input.valueWei, data: input.data ?? null, nonce: signed.nonce,
+          from_address: from, to_address: to, value_wei: input.valueWei, data: input.data ?? null, nonce: signed.nonce,
           signed_tx: signed.signedTx, tx_hash: signed.txHash, idempotency_key: idempotencyKey, request_digest: requestDigest,
         });
       });

@@ -33,6 +33,24 @@ export async function nextOwnNonce(tx: EntityManager, chainId: number, from: str
   return row?.n === null || row?.n === undefined ? null : Number(row.n);
 }
 
+/**
+ * The next number of a sender on a chain without account nonces (Bitcoin, Solana): one past its
+ * highest of any transfer not failed, so (chain_id, from_address, nonce) stays unique as the
+ * index treasury_transfers_sender_nonce wants. In the caller's transaction, under the wallet's lock.
+ */
+export async function nextSequence(tx: EntityManager, chainId: number, from: string): Promise<number> {
+  const row = await query(tx).selectFrom('treasury_transfers').select(sql<number | null>`max(nonce)::int8 + 1`.as('n'))
+    .where('chain_id', '=', chainId).where('from_address', '=', from).where('status', '<>', 'failed').executeTakeFirst();
+  return row?.n === null || row?.n === undefined ? 0 : Number(row.n);
+}
+
+/** The signed bytes of the sender's transfers that are signed or sent, not settled (a Bitcoin send leaves their coins alone). */
+export async function openSignedTxs(tx: EntityManager, chainId: number, from: string): Promise<{ signedTx: string }[]> {
+  const rows = await query(tx).selectFrom('treasury_transfers').select('signed_tx')
+    .where('chain_id', '=', chainId).where('from_address', '=', from).where('status', 'in', ['signed', 'broadcast']).execute();
+  return rows.map((r) => ({ signedTx: r.signed_tx }));
+}
+
 /** The sender's transfers not sent yet with a nonce up to `nonce`, lowest first (they go out in order). */
 export function unsentUpTo(em: EntityManager, chainId: number, from: string, nonce: number): Promise<TransferRow[]> {
   return query(em).selectFrom('treasury_transfers').select(COLUMNS)
@@ -47,9 +65,13 @@ export async function markBroadcast(tx: EntityManager, id: string): Promise<bool
   return r !== undefined;
 }
 
-export async function markMined(tx: EntityManager, id: string, success: boolean, blockNumber: bigint): Promise<void> {
+/** Settled: confirmed, or failed (`why`: reverted by default; a Bitcoin double spend, an expired Solana blockhash). */
+export async function markMined(tx: EntityManager, id: string, success: boolean, blockNumber: bigint | null, why?: string): Promise<void> {
   await query(tx).updateTable('treasury_transfers')
-    .set({ status: success ? 'confirmed' : 'failed', block_number: Number(blockNumber), mined_at: sql`now()`, error_message: success ? null : 'The transaction was mined but reverted' })
+    .set({
+      status: success ? 'confirmed' : 'failed', block_number: blockNumber === null ? null : Number(blockNumber), mined_at: sql`now()`,
+      error_message: success ? null : (why ?? 'The transaction was mined but reverted').slice(0, 1000),
+    })
     .where('id', '=', id).where('status', 'in', ['signed', 'broadcast']).execute();
 }
 

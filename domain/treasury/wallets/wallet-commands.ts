@@ -15,7 +15,7 @@ import type { LimitSpec } from '../../ratelimit/limiter.ts';
 import { subjectOf } from '../../auth/principal.ts';
 import { Problem, conflict, invalidField } from '../../errors.ts';
 import { isUuid } from '../../ids.ts';
-import type { WalletChainFamily, WalletNetwork } from './chain-families.ts';
+import type { ExportedKey, WalletChainFamily, WalletNetwork } from './chain-families.ts';
 import type { WalletFamilies } from './families.ts';
 import { walletOwner } from './wallet-access.ts';
 import { ensureTreasuryKeysVault, keyPath, sealKey, unsealKey } from './treasury-keys.ts';
@@ -30,8 +30,11 @@ export type WalletDeps = {
   exports: Limiter;
 };
 
-export type WalletBalance = { wallet: WalletRow; network: WalletNetwork; symbol: string; native: bigint; tokens: { contract: string; raw: bigint }[] };
-export type ExportedWallet = { wallet: WalletRow; privateKey: string };
+/** `address`: the wallet's on the network (a Bitcoin wallet's differs per network); amounts in the smallest unit, `decimals` of the native one. */
+export type WalletBalance = {
+  wallet: WalletRow; network: WalletNetwork; address: string; symbol: string; decimals: number; native: bigint; tokens: { contract: string; raw: bigint }[];
+};
+export type ExportedWallet = { wallet: WalletRow; privateKey: ExportedKey };
 
 const noWallet = (chain: string) => new Problem(404, `You have no active ${chain} treasury wallet (POST /v1/treasury/wallets/generate)`);
 
@@ -86,12 +89,13 @@ export class WalletCommands {
     return wallet;
   }
 
-  /** The native balance on the network named (and ERC-20 balances of `tokens`). */
+  /** The native balance on the network named (and ERC-20 balances of `tokens`, EVM only). */
   async balance(ctx: ActionContext, rawChain: string, tokens: string[]): Promise<WalletBalance> {
     const { em, family, wallet } = await this.activeOf(ctx, rawChain);
     const network = await family.network(em, rawChain);
-    const b = await family.balance(network, wallet.address, tokens);
-    return { wallet, network, symbol: network.nativeCurrency, native: b.native, tokens: b.tokens };
+    const address = family.addressOn(network, wallet);
+    const b = await family.balance(network, address, tokens);
+    return { wallet, network, address, symbol: network.nativeCurrency, decimals: family.decimals, native: b.native, tokens: b.tokens };
   }
 
   /**
@@ -119,11 +123,11 @@ export class WalletCommands {
       if (!wallet) throw noWallet(family.family);
     }
     const key = await unsealKey(em, this.d.kms, owner.orgId, keyOf(wallet));
-    let privateKey: string;
+    let privateKey: ExportedKey;
     try {
       // Never hand out a key that is not this wallet's.
       if (family.keyFacts(key).address !== wallet.address) throw new Error('the sealed treasury key does not match its wallet');
-      privateKey = family.formatPrivateKey(key);
+      privateKey = family.exportKey(key);
     } finally {
       key.fill(0);
     }
