@@ -82,7 +82,6 @@ import { intentServices, type IntentServices } from './intent-services.ts';
 import { WalletCommands, TREASURY_EXPORT_PER_USER } from '../domain/treasury/wallets/wallet-commands.ts';
 import { TransferCommands } from '../domain/treasury/wallets/transfer-commands.ts';
 import { WalletFamilies } from '../domain/treasury/wallets/families.ts';
-import { ChainFamilies } from '../domain/intents/families/family-registry.ts';
 import { TreasuryTransfersClient } from '../domain/treasury/wallets/client.ts';
 import { TransferPasskeys } from '../domain/treasury/wallets/transfer-passkeys.ts';
 import { bindingServices } from './binding-services.ts';
@@ -133,7 +132,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     push: new LogPushSender(log), log, targets: async (ctx, _purpose, targetId) => { await approvals.decidable(ctx, targetId); },
   });
   const intentParts = intentServices({ db, hot, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls });
-  const walletFamilies = new WalletFamilies(intentParts.chainRpc, new ChainFamilies({ rpcOverrides: config.chainRpcUrls }));
+  const chainFamilies = new ChainFamilies({ rpcOverrides: config.chainRpcUrls });
+  const walletFamilies = new WalletFamilies(intentParts.chainRpc, chainFamilies);
   return {
     config, log,
     audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, ipRules, kms: core.kms,
@@ -168,7 +168,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     billingTiers: new BillingTierCommands({ db, audit: actionAudit, operators: platformOperators }),
     // Export re-confirms like DELETE /v1/auth/me: the password or a rat_ token (signing_key.export).
     signingKeys: new SigningKeyCommands({ db, kms: core.kms, audit: actionAudit, log, stepUp }),
-    keyBalances: new KeyBalances({ db, rpc: intentParts.chainRpc, families: new ChainFamilies({ rpcOverrides: config.chainRpcUrls }) }),
+    keyBalances: new KeyBalances({ db, rpc: intentParts.chainRpc, families: chainFamilies }),
     ...pickIntents(intentParts),
     // Treasury wallets: X-Auth-Confirm like signing key export; exports limited per user.
     treasuryWallets: new WalletCommands({ db, kms: core.kms, audit: actionAudit, stepUp, families: walletFamilies, exports: limits.limiter(TREASURY_EXPORT_PER_USER) }),
