@@ -13,7 +13,35 @@ import { assertDigest, KmsSigningKeyError, type EcdsaSignature, type Kms, type S
 
 type Pkcs11 = InstanceType<typeof pkcs11.PKCS11>;
 type Handle = Buffer;
-type Template = { type: number; value?: Buffer | string | number | boolean }[];
+export type Template = { type: number; value?: Buffer | string | number | boolean }[];
+
+/**
+ * The public and private templates of a signing key pair made in the token, for both curves
+ * (secp256k1 here, Ed25519 in pkcs11-ed25519.ts): the private key is private, sensitive,
+ * non-extractable and signs only. `id` and `label` find it again; `keyType` and `ecParams` name the curve.
+ */
+export function signingKeyPairTemplates(keyType: number, ecParams: Buffer, id: Buffer, label: string): [Template, Template] {
+  const common: Template = [
+    { type: pkcs11.CKA_KEY_TYPE, value: keyType },
+    { type: pkcs11.CKA_TOKEN, value: true },
+    { type: pkcs11.CKA_LABEL, value: `signing:${label}` },
+    { type: pkcs11.CKA_ID, value: id },
+  ];
+  return [[
+    { type: pkcs11.CKA_CLASS, value: pkcs11.CKO_PUBLIC_KEY },
+    ...common,
+    { type: pkcs11.CKA_EC_PARAMS, value: ecParams },
+    { type: pkcs11.CKA_VERIFY, value: true },
+  ], [
+    { type: pkcs11.CKA_CLASS, value: pkcs11.CKO_PRIVATE_KEY },
+    ...common,
+    { type: pkcs11.CKA_PRIVATE, value: true },
+    { type: pkcs11.CKA_SENSITIVE, value: true },
+    { type: pkcs11.CKA_EXTRACTABLE, value: false },
+    { type: pkcs11.CKA_SIGN, value: true },
+    { type: pkcs11.CKA_DERIVE, value: false },
+  ]];
+}
 
 const EC_REF_RE = /^pkcs11-ec:([0-9a-f]{32})$/;
 // DER of the OID 1.3.132.0.10 (secp256k1): what CKA_EC_PARAMS names the curve by.
@@ -126,27 +154,9 @@ export function openEcSigning(deps: EcDeps): Pick<Kms, 'createSigningKey' | 'sig
     async createSigningKey(label) {
       const id = randomBytes(16);
       const ref = `pkcs11-ec:${id.toString('hex')}`;
-      const common: Template = [
-        { type: pkcs11.CKA_KEY_TYPE, value: pkcs11.CKK_EC },
-        { type: pkcs11.CKA_TOKEN, value: true },
-        { type: pkcs11.CKA_LABEL, value: `signing:${label}` },
-        { type: pkcs11.CKA_ID, value: id },
-      ];
+      const [publicTemplate, privateTemplate] = signingKeyPairTemplates(pkcs11.CKK_EC, SECP256K1_EC_PARAMS, id, label);
       const key = guard('signing key generation', () => run((s) => {
-        const pair = mod.C_GenerateKeyPair(s, { mechanism: pkcs11.CKM_EC_KEY_PAIR_GEN }, [
-          { type: pkcs11.CKA_CLASS, value: pkcs11.CKO_PUBLIC_KEY },
-          ...common,
-          { type: pkcs11.CKA_EC_PARAMS, value: SECP256K1_EC_PARAMS },
-          { type: pkcs11.CKA_VERIFY, value: true },
-        ], [
-          { type: pkcs11.CKA_CLASS, value: pkcs11.CKO_PRIVATE_KEY },
-          ...common,
-          { type: pkcs11.CKA_PRIVATE, value: true },
-          { type: pkcs11.CKA_SENSITIVE, value: true },
-          { type: pkcs11.CKA_EXTRACTABLE, value: false },
-          { type: pkcs11.CKA_SIGN, value: true },
-          { type: pkcs11.CKA_DERIVE, value: false },
-        ]);
+        const pair = mod.C_GenerateKeyPair(s, { mechanism: pkcs11.CKM_EC_KEY_PAIR_GEN }, publicTemplate, privateTemplate);
         return { priv: pair.privateKey, publicKey: ecPoint(s, pair.publicKey) };
       }));
       keys.set(ref, key);

@@ -8,10 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519';
 import pkcs11 from 'pkcs11js';
 import { assertMessage, KmsSigningKeyError, type Kms, type SigningKeyRef } from './kms.ts';
-import { STALE_HANDLE, type EcDeps } from './pkcs11-ec.ts';
+import { STALE_HANDLE, signingKeyPairTemplates, type EcDeps, type Template } from './pkcs11-ec.ts';
 
 type Handle = Buffer;
-type Template = { type: number; value?: Buffer | string | number | boolean }[];
 
 // PKCS#11 3.0 values; pkcs11js 2.1.7 (built on the 2.40 headers) does not name them.
 export const CKK_EC_EDWARDS = 0x40;
@@ -76,27 +75,9 @@ export function openEd25519Signing(deps: EcDeps): Pick<Kms, 'createEd25519Key' |
     async createEd25519Key(label) {
       const id = randomBytes(16);
       const ref = `${ED_REF_PREFIX}${id.toString('hex')}`;
-      const common: Template = [
-        { type: pkcs11.CKA_KEY_TYPE, value: CKK_EC_EDWARDS },
-        { type: pkcs11.CKA_TOKEN, value: true },
-        { type: pkcs11.CKA_LABEL, value: `signing:${label}` },
-        { type: pkcs11.CKA_ID, value: id },
-      ];
+      const [publicTemplate, privateTemplate] = signingKeyPairTemplates(CKK_EC_EDWARDS, ED25519_EC_PARAMS, id, label);
       const { priv, publicKey } = guard('signing key generation', () => run((s) => {
-        const pair = mod.C_GenerateKeyPair(s, { mechanism: CKM_EC_EDWARDS_KEY_PAIR_GEN }, [
-          { type: pkcs11.CKA_CLASS, value: pkcs11.CKO_PUBLIC_KEY },
-          ...common,
-          { type: pkcs11.CKA_EC_PARAMS, value: ED25519_EC_PARAMS },
-          { type: pkcs11.CKA_VERIFY, value: true },
-        ], [
-          { type: pkcs11.CKA_CLASS, value: pkcs11.CKO_PRIVATE_KEY },
-          ...common,
-          { type: pkcs11.CKA_PRIVATE, value: true },
-          { type: pkcs11.CKA_SENSITIVE, value: true },
-          { type: pkcs11.CKA_EXTRACTABLE, value: false },
-          { type: pkcs11.CKA_SIGN, value: true },
-          { type: pkcs11.CKA_DERIVE, value: false },
-        ]);
+        const pair = mod.C_GenerateKeyPair(s, { mechanism: CKM_EC_EDWARDS_KEY_PAIR_GEN }, publicTemplate, privateTemplate);
         const point = mod.C_GetAttributeValue(s, pair.publicKey, [{ type: pkcs11.CKA_EC_POINT }])[0]!.value as Buffer;
         return { priv: pair.privateKey, publicKey: parseEd25519Point(point) };
       }));
