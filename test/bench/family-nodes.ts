@@ -40,7 +40,11 @@ export async function solanaNode(): Promise<BenchNode> {
     cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SOLANA_PORT: String(port) },
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // A bench that ends without stop() (an error in set-up, Ctrl-C) takes the node along.
+  const killOnExit = () => { child.kill('SIGKILL'); };
+  process.once('exit', killOnExit);
   const stop = async () => {
+    process.removeListener('exit', killOnExit);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   };
@@ -67,17 +71,16 @@ export async function solanaNode(): Promise<BenchNode> {
 let operatorToken: Promise<string> | undefined;
 
 /**
- * The bench's platform operator: signed up once per run with a random password (or, when the
- * account exists already, as against a BENCH_URL stack used before, logged in with
- * BENCH_OPERATOR_PASSWORD) and its address marked verified in Postgres.
+ * The bench's platform operator: signed up once per run with a random password, or with
+ * BENCH_OPERATOR_PASSWORD (then an account that exists already, as on a BENCH_URL stack used
+ * before, is logged in with it); its address marked verified in Postgres.
  */
 function operator(baseUrl: string, databaseUrl: string): Promise<string> {
   return operatorToken ??= (async () => {
-    let password = `Bench-${randomBytes(12).toString('base64url')}-1a`;
+    const password = process.env.BENCH_OPERATOR_PASSWORD || `Bench-${randomBytes(12).toString('base64url')}-1a`;
     const res = await fetch(`${baseUrl}/v1/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: OPERATOR_EMAIL, password }) });
-    if (!res.ok) {
-      if (!process.env.BENCH_OPERATOR_PASSWORD) throw new Error(`signing up ${OPERATOR_EMAIL}: ${res.status} ${await res.text()} (an existing account needs BENCH_OPERATOR_PASSWORD)`);
-      password = process.env.BENCH_OPERATOR_PASSWORD;
+    if (!res.ok && !process.env.BENCH_OPERATOR_PASSWORD) {
+      throw new Error(`signing up ${OPERATOR_EMAIL}: ${res.status} ${await res.text()} (an existing account needs BENCH_OPERATOR_PASSWORD)`);
     }
     const db = new pg.Pool({ connectionString: databaseUrl, max: 1 });
     try {
