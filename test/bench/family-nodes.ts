@@ -7,6 +7,7 @@
 // Postgres (as it sets the plan), since no mail reaches it.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -21,13 +22,26 @@ export const OPERATOR_EMAIL = 'bench-operator@bench.test';
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** A node the service's chain points at: fund an address on it, stop it. */
-export type BenchNode = { chain: string; rpcUrl: string; fund(address: string): Promise<void>; stop(): Promise<void> };
+export type BenchNode = { chain: string; rpcUrl: string; pid: number | undefined; fund(address: string): Promise<void>; stop(): Promise<void> };
+
+/** The pid of this process's child named `comm` (btcd is started by the test helper, which keeps its handle). */
+function childNamed(comm: string): number | undefined {
+  for (const tid of fs.readdirSync(`/proc/${process.pid}/task`)) {
+    const kids = fs.readFileSync(`/proc/${process.pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    for (const k of kids) {
+      try {
+        if (fs.readFileSync(`/proc/${k}/comm`, 'utf8').trim() === comm) return k;
+      } catch { /* gone */ }
+    }
+  }
+  return undefined;
+}
 
 /** btcd in regtest; fund() gives an address one confirmed coin of 1 BTC (one block). */
 export async function bitcoinNode(): Promise<BenchNode> {
   const node = await startBtcdNode();
   return {
-    chain: 'bitcoin-regtest', rpcUrl: node.rpcUrl,
+    chain: 'bitcoin-regtest', rpcUrl: node.rpcUrl, pid: childNamed('btcd'),
     fund: async (address) => { await node.mineTo(address, 1); },
     stop: () => node.stop(),
   };
@@ -62,7 +76,7 @@ export async function solanaNode(): Promise<BenchNode> {
     return body.result;
   };
   return {
-    chain: 'solana-localnet', rpcUrl: url,
+    chain: 'solana-localnet', rpcUrl: url, pid: child.pid, // sh bin/node24 execs node: the same process
     fund: async (address) => { await rpc('requestAirdrop', [address, 1_000_000_000_000]); },
     stop,
   };

@@ -20,9 +20,13 @@ import { api } from './bench-http.ts';
 import { run, type Signer } from './signing.ts';
 import { bitcoinNode, pinChain, solanaNode, type BenchNode } from './family-nodes.ts';
 import { rawBitcoinSignsPerSecond, rawSolanaSignsPerSecond } from './family-raw-signing.ts';
+import { cpuPerRunLines, cpuSnapshot } from './cpu-split.ts';
+import fs from 'node:fs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const AGENTS = 16;
+/** Requests of the sequential phase (after a tenth as many unmeasured). */
+const SEQUENTIAL = 200;
 
 export type BenchFamily = 'bitcoin' | 'solana';
 
@@ -69,8 +73,56 @@ async function teamOwner(baseUrl: string, databaseUrl: string, family: BenchFami
   return owner;
 }
 
+/** utime + stime of a whole process (every thread), in ms; 0 when it is gone or unknown. */
+function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * One request at a time (plain fetch, no autocannon): the latency without queueing, and where its
+ * CPU goes, from /proc: the stack's parts (cpu-split.ts; with BENCH_URL, BENCH_SERVER_PID), the
+ * chain node, the bench's own client.
+ */
+async function sequential(baseUrl: string, agent: Signer, body: unknown, node: BenchNode, serverPid: number | undefined): Promise<string[]> {
+  const once = async () => {
+    const res = await fetch(`${baseUrl}/v1/agents/${agent.id}/transactions/sign`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.token}` }, body: JSON.stringify(body),
+    });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`sequential sign-only: ${res.status}`);
+  };
+  for (let i = 0; i < SEQUENTIAL / 10; i++) await once();
+  const before = cpuSnapshot(serverPid);
+  const nodeBefore = processCpuMs(node.pid);
+  const clientBefore = process.cpuUsage();
+  const ms: number[] = [];
+  for (let i = 0; i < SEQUENTIAL; i++) {
+    const t0 = performance.now();
+    await once();
+    ms.push(performance.now() - t0);
+  }
+  const client = process.cpuUsage(clientBefore);
+  const nodeMs = processCpuMs(node.pid) - nodeBefore;
+  const after = cpuSnapshot(serverPid);
+  ms.sort((a, b) => a - b);
+  const q = (p: number) => ms[Math.floor(ms.length * p)]!.toFixed(1);
+  const lines = [`${SEQUENTIAL} sign-only requests one at a time (plain fetch): p50 ${q(0.5)} ms, p90 ${q(0.9)} ms, p99 ${q(0.99)} ms.`];
+  if (before && after) {
+    lines.push('', ...cpuPerRunLines(before, after, SEQUENTIAL, (client.user + client.system) / 1000));
+    lines.push(`| (the chain node, ${node.chain}, not in the total) | ${(nodeMs / SEQUENTIAL).toFixed(1)} | |`);
+  }
+  return lines;
+}
+
 /** One family's section of the report (markdown). Needs the stack's database (the plan, the operator). */
-export async function benchFamilySigning(family: BenchFamily, baseUrl: string, databaseUrl: string | undefined, log: (m: string) => void): Promise<string> {
+export async function benchFamilySigning(family: BenchFamily, baseUrl: string, databaseUrl: string | undefined, log: (m: string) => void, serverPid?: number): Promise<string> {
   const s = SETUPS[family];
   if (!databaseUrl) return `${s.title} section skipped: it sets the organization's plan and verifies the operator in Postgres; with BENCH_URL, set BENCH_DATABASE_URL too.`;
   log(`${family}: starting the node`);
@@ -99,6 +151,8 @@ export async function benchFamilySigning(family: BenchFamily, baseUrl: string, d
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers, ${r.errors} errors`);
       results.push([name, connections, r]);
     }
+    log(`${family}: ${SEQUENTIAL} requests one at a time`);
+    const seq = await sequential(baseUrl, agents[0]!, body, node, serverPid);
     // Measured again after the HTTP runs, the ratio against the faster (as the EVM section does).
     log(`${family}: raw ${s.library} signing in this process, again`);
     const rawAfter = await s.raw(SECONDS);
@@ -110,6 +164,7 @@ export async function benchFamilySigning(family: BenchFamily, baseUrl: string, d
       `| request | backend | connections | signs/s | p50 ms | p99 ms | vs raw ${s.library} |`,
       '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
       ...rows,
+      '', ...seq,
     ].join('\n');
   } finally {
     await node.stop();

@@ -230,8 +230,8 @@ async function main(): Promise<number> {
     if (runsSection('automation')) console.log(`\n${await benchAutomations(server.baseUrl, server.databaseUrl, log, server.pid)}`);
     if (runsSection('rotation')) console.log(`\n${await benchKeyRotation(server.baseUrl, server.databaseUrl, log)}`);
     if (runsSection('signing')) console.log(`\n${await benchSigning(server.baseUrl, server.databaseUrl, log)}`);
-    if (runsSection('bitcoin')) console.log(`\n${await benchFamilySigning('bitcoin', server.baseUrl, server.databaseUrl, log)}`);
-    if (runsSection('solana')) console.log(`\n${await benchFamilySigning('solana', server.baseUrl, server.databaseUrl, log)}`);
+    if (runsSection('bitcoin')) console.log(`\n${await benchFamilySigning('bitcoin', server.baseUrl, server.databaseUrl, log, server.pid)}`);
+    if (runsSection('solana')) console.log(`\n${await benchFamilySigning('solana', server.baseUrl, server.databaseUrl, log, server.pid)}`);
     const failed = rows.filter((r) => r.failureRate > MAX_FAILURE_RATE);
     for (const { scenario, connections, result: r, failureRate: rate } of failed) {
       const codes = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(', ');
