@@ -8,9 +8,13 @@
 //                               the event-triggered automation runs of test/bench/event-triggers.ts),
 //                               BENCH_ONLY=automation only the automation section (test/bench/automations.ts),
 //                               BENCH_ONLY=rotation only the key rotation section (test/bench/key-rotation.ts),
-//                               BENCH_ONLY=signing only the Intents API signing section (test/bench/signing.ts)
+//                               BENCH_ONLY=signing only the Intents API signing section (test/bench/signing.ts),
+//                               BENCH_ONLY=bitcoin / BENCH_ONLY=solana only that family's sign-only section
+//                               (test/bench/family-signing.ts: btcd regtest / the LiteSVM node)
 //   BENCH_DATABASE_URL=postgres://…  with BENCH_URL: the service's database (the automation section reads run rows)
 //   BENCH_SERVER_PID=…  with BENCH_URL: the stack's root process (the automation section splits its CPU per run)
+//   (the bitcoin and solana sections point the chain at their node as a platform operator: a started
+//   server lists test/bench/family-nodes.ts's OPERATOR_EMAIL in PLATFORM_ADMIN_EMAILS; with BENCH_URL, add it)
 // Exits 1 when a run has more than 1% failed requests (non-2xx or connection errors).
 import autocannon from 'autocannon';
 import type { Result } from 'autocannon';
@@ -26,6 +30,8 @@ import { benchEventTriggers } from './event-triggers.ts';
 import { benchAutomations } from './automations.ts';
 import { benchKeyRotation } from './key-rotation.ts';
 import { benchSigning } from './signing.ts';
+import { benchFamilySigning } from './family-signing.ts';
+import { OPERATOR_EMAIL } from './family-nodes.ts';
 
 /** One kind of request to measure; add entries to `scenarios()` below. */
 type Scenario = {
@@ -45,7 +51,7 @@ const ONLY = process.env.BENCH_ONLY;
 const MAX_FAILURE_RATE = 0.01;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 /** BENCH_ONLY values that select one section (and skip the request scenarios). */
-const SECTIONS = ['webhook', 'automation', 'rotation', 'signing'];
+const SECTIONS = ['webhook', 'automation', 'rotation', 'signing', 'bitcoin', 'solana'];
 const runsSection = (name: string) => !ONLY || ONLY === name;
 
 function scenarios(c: Credentials): Scenario[] {
@@ -87,6 +93,7 @@ async function startServer(): Promise<Server> {
       RATE_LIMIT_RPS: '1000000', RATE_LIMIT_BURST: '1000000', LOG_LEVEL: 'warn',
       OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', // the webhook and automation receivers listen on 127.0.0.1
       DEV_READY_FILE: readyFile,
+      PLATFORM_ADMIN_EMAILS: [process.env.PLATFORM_ADMIN_EMAILS, OPERATOR_EMAIL].filter(Boolean).join(','), // family-nodes.ts points chains at its nodes
     },
   });
   let exited = false;
@@ -223,6 +230,8 @@ async function main(): Promise<number> {
     if (runsSection('automation')) console.log(`\n${await benchAutomations(server.baseUrl, server.databaseUrl, log, server.pid)}`);
     if (runsSection('rotation')) console.log(`\n${await benchKeyRotation(server.baseUrl, server.databaseUrl, log)}`);
     if (runsSection('signing')) console.log(`\n${await benchSigning(server.baseUrl, server.databaseUrl, log)}`);
+    if (runsSection('bitcoin')) console.log(`\n${await benchFamilySigning('bitcoin', server.baseUrl, server.databaseUrl, log, server.pid)}`);
+    if (runsSection('solana')) console.log(`\n${await benchFamilySigning('solana', server.baseUrl, server.databaseUrl, log, server.pid)}`);
     const failed = rows.filter((r) => r.failureRate > MAX_FAILURE_RATE);
     for (const { scenario, connections, result: r, failureRate: rate } of failed) {
       const codes = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(', ');

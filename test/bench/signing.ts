@@ -28,7 +28,7 @@ async function rawSignsPerSecond(): Promise<number> {
   return n / ((performance.now() - t0) / 1000);
 }
 
-type Signer = { id: string; token: string };
+export type Signer = { id: string; token: string };
 const AGENTS = 16;
 
 /**
@@ -36,7 +36,7 @@ const AGENTS = 16;
  * agents). Not one list that every connection cycles through: the connections would start on the
  * same agent and stay in step, queueing on one agent's daily counters as if there were one agent.
  */
-function run(baseUrl: string, agents: Signer[], path: (a: Signer) => string, body: unknown, connections: number): Promise<Result> {
+export function run(baseUrl: string, agents: Signer[], path: (a: Signer) => string, body: unknown, connections: number): Promise<Result> {
   const requests = agents.map((a) => ({
     method: 'POST' as const, path: path(a), body: JSON.stringify(body),
     headers: { 'content-type': 'application/json', authorization: `Bearer ${a.token}` },
