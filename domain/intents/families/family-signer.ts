@@ -19,10 +19,14 @@ import type { SignedFamily } from './family-chains.ts';
 export type FamilyKey = { row: SigningKeyRow; sender: FamilySender; sign: PayloadSigner };
 
 const hexBytes = (h: string) => Buffer.from(h.slice(2), 'hex');
+/** Bounded, as AgentSigner's. */
+const HANDLE_CACHE_MAX = 10_000;
 
 export class FamilySigner {
   private readonly d: { db: () => EntityManager; kms: Kms };
   private readonly verified = new Set<string>();
+  /** Handles decrypted from `__agent-keys`, by key id (a key's handle never changes; whether the key is still active is read every time). */
+  private readonly handles = new Map<string, SigningKeyRef>();
 
   constructor(deps: { db: () => EntityManager; kms: Kms }) {
     this.d = deps;
@@ -33,11 +37,20 @@ export class FamilySigner {
     if (agent.status !== 'active') throw forbidden('The agent is deactivated: its keys do not sign');
     const em = this.d.db();
     const row = await activeSigningKey(em, agent.org_id, agent.id, family);
-    const ref = row ? await readHandle(em, this.d.kms, agent.org_id, handleOf(row)) : null;
+    const ref = row ? this.handles.get(row.id) ?? await this.readHandle(em, agent.org_id, row) : null;
     if (!row || !ref) throw new Problem(404, `The agent has no active ${family} signing key: an owner or admin creates one with POST /v1/agents/{agent_id}/signing-keys {"chain":"${family}"}`);
     const pub = hexBytes(row.public_key);
     const publicKey = row.curve === 'ed25519' ? pub : Buffer.from(secp256k1.ProjectivePoint.fromHex(pub).toRawBytes(true));
     return { row, sender: { publicKey, address: row.address }, sign: (payload) => this.signWith(row, ref, Buffer.from(payload)) };
+  }
+
+  private async readHandle(em: EntityManager, orgId: string, row: SigningKeyRow): Promise<SigningKeyRef | null> {
+    const ref = await readHandle(em, this.d.kms, orgId, handleOf(row));
+    if (ref) {
+      if (this.handles.size >= HANDLE_CACHE_MAX) this.handles.delete(this.handles.keys().next().value!);
+      this.handles.set(row.id, ref);
+    }
+    return ref;
   }
 
   private async signWith(row: SigningKeyRow, ref: SigningKeyRef, payload: Buffer): Promise<Uint8Array> {
@@ -50,7 +63,10 @@ export class FamilySigner {
         sig = Buffer.concat([s.r, s.s]);
       }
     } catch (e) {
-      if (e instanceof KmsSigningKeyError) throw new SigningKeyRetired();
+      if (e instanceof KmsSigningKeyError) {
+        this.handles.delete(row.id);
+        throw new SigningKeyRetired();
+      }
       throw e;
     }
     if (!this.verified.has(row.id)) {

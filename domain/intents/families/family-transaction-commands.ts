@@ -87,16 +87,18 @@ export class FamilyTransactionCommands {
     const from = family.addressOf(key.sender.publicKey, net);
     const id = randomUUID();
     const actor = subjectOf(principal);
-    // One sender's transfers are built one at a time in this process (they would all pick the same
-    // coins); across processes a coin taken first makes the transfer be built again.
-    const row = await this.senders.run(net.chainId, from, async () => {
+    const build = async () => {
       for (let attempt = 0; attempt < COIN_ATTEMPTS; attempt++) {
         const signed = await this.signOnce(network, key, from, intent);
         const recorded = await this.record(em, { id, agent, network, from, req, intent, signed, mode, idempotencyKey, digest, actor });
         if (recorded !== null) return recorded;
       }
       return null;
-    });
+    };
+    // One sender's Bitcoin submits are built one at a time in this process (they would all pick the
+    // same coins); across processes a coin taken first makes the transfer be built again. Solana
+    // and sign-only transfers reserve no coins and run side by side.
+    const row = network.name === 'bitcoin' && mode === 'submit' ? await this.senders.run(net.chainId, from, build) : await build();
     if (row === null) throw conflict('The coins of this address are being spent by parallel requests; try again shortly');
     if (row === 'replay') {
       const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey!);
@@ -131,7 +133,7 @@ export class FamilyTransactionCommands {
 
   /** The family builds and signs once; chain trouble becomes the API's 503/422 as on EVM. */
   private async signOnce(network: ResolvedNetwork, key: FamilyKey, from: string, intent: TransferIntent): Promise<SignedTransfer> {
-    const reserved = network.name === 'bitcoin' ? await reservedOutpoints(this.d.db(), network.net.chainId) : new Set<string>();
+    const reserved = network.name === 'bitcoin' ? await reservedOutpoints(this.d.db(), network.net.chainId, from) : new Set<string>();
     try {
       return await network.family.signTransfer(network.net, { publicKey: key.sender.publicKey, address: from }, intent, { reservedOutpoints: reserved }, key.sign);
     } catch (e) {

@@ -75,9 +75,15 @@ export async function recordFamilyTransaction(tx: EntityManager, r: FamilyTransa
   return row;
 }
 
-/** The coins recorded transactions of this network are spending (never offered to a new transfer). */
-export async function reservedOutpoints(em: EntityManager, chainId: number): Promise<Set<string>> {
-  const rows = await query(em).selectFrom('bitcoin_spent_outpoints').select('outpoint').where('chain_id', '=', chainId).execute();
+/**
+ * The coins of `from` that its recorded, still open transactions on this network spend (never
+ * offered to a new transfer). Only open ones: a confirmed spend is on chain, and the node offers
+ * its coins no more (settleFamilyTransaction also drops its rows).
+ */
+export async function reservedOutpoints(em: EntityManager, chainId: number, from: string): Promise<Set<string>> {
+  const rows = await query(em).selectFrom('bitcoin_spent_outpoints as o').innerJoin('agent_transactions as t', 't.id', 'o.transaction_id')
+    .select('o.outpoint').where('o.chain_id', '=', chainId).where('t.chain_id', '=', chainId).where('t.from_address', '=', from)
+    .where('t.status', 'in', ['signed', 'broadcast']).execute();
   return new Set(rows.map((r) => r.outpoint));
 }
 
@@ -123,5 +129,7 @@ export async function settleFamilyTransaction(em: EntityManager, id: string, out
     status: outcome.confirmed ? 'confirmed' : 'failed', block_number: outcome.block === null ? null : Number(outcome.block),
     error_message: outcome.confirmed ? null : outcome.reason.slice(0, 1000), confirmed_at: sql`now()`, updated_at: sql`now()`,
   }).where('id', '=', id).where('status', 'in', ['signed', 'broadcast']).returning('id').executeTakeFirst();
+  // Mined either way: its coins are spent on chain, the reservations have done their work.
+  if (row) await query(em).deleteFrom('bitcoin_spent_outpoints').where('transaction_id', '=', id).execute();
   return row !== undefined;
 }
