@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { ed25519 } from '@noble/curves/ed25519';
+import { ed25519Sign } from '../ed25519-openssl.ts';
 import * as ecc from 'tiny-secp256k1';
 import { seal, open, asKeyObject, DecryptionError } from '../aead.ts';
 import { assertDigest, assertMessage, KmsDecryptError, KmsSigningKeyError, type Kms, type SigningKeyRef, type VaultKeyRef } from './kms.ts';
@@ -142,7 +143,7 @@ export function openLocalKms(rootKeyBytes: Buffer): Kms {
       assertMessage(message);
       const seed = signingKey(ref, 'ed25519');
       try {
-        return Buffer.from(ed25519.sign(message, seed));
+        return ed25519Sign(message, seed); // OpenSSL: a tenth of noble's time
       } finally {
         seed.fill(0);
       }

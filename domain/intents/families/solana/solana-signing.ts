@@ -4,7 +4,7 @@
 // transaction the agent brought (unified sign), signed only when its fee payer is the agent.
 // Every signature is verified against the sender's public key before it leaves: a KMS answering
 // for the wrong key must not produce bytes the chain would refuse (or worse, accept elsewhere).
-import { ed25519 } from '@noble/curves/ed25519';
+import { ed25519Verify } from '../../../crypto/ed25519-openssl.ts';
 import { PublicKey, VersionedMessage, VersionedTransaction, type Transaction } from '@solana/web3.js';
 import { badRequest } from '../../../errors.ts';
 import type { FamilySender, PayloadSigner } from '../chain-family.ts';
@@ -21,14 +21,8 @@ export class SignatureMismatch extends Error {
   }
 }
 
-/** ed25519.verify that answers false (not throws) for an empty slot or malformed bytes. */
-function verifies(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  try {
-    return signature.length === 64 && ed25519.verify(signature, message, publicKey);
-  } catch {
-    return false;
-  }
-}
+/** Ed25519 verification (OpenSSL) that answers false (not throws) for an empty slot or malformed bytes. */
+const verifies = (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean => ed25519Verify(signature, message, publicKey);
 
 async function signedBy(sender: FamilySender, message: Uint8Array, sign: PayloadSigner): Promise<Uint8Array> {
   const signature = await sign(message);
@@ -40,10 +34,11 @@ async function signedBy(sender: FamilySender, message: Uint8Array, sign: Payload
 export async function signTransaction(tx: Transaction, sender: FamilySender, sign: PayloadSigner): Promise<{ raw: string; signature: string }> {
   const feePayer = new PublicKey(sender.publicKey);
   if (!tx.feePayer?.equals(feePayer)) throw new Error('The transaction to sign does not have the sender as fee payer');
+  // signedBy verified the signature over exactly these message bytes: web3.js need not verify it
+  // again (twice more, in noble), only serialize.
   const signature = await signedBy(sender, tx.serializeMessage(), sign);
   tx.addSignature(feePayer, Buffer.from(signature));
-  if (!tx.verifySignatures()) throw new SignatureMismatch();
-  return { raw: tx.serialize().toString('base64'), signature: base58Encode(signature) };
+  return { raw: tx.serialize({ verifySignatures: false }).toString('base64'), signature: base58Encode(signature) };
 }
 
 /** Whether `bytes` read as a Solana transaction message (legacy or versioned). */
