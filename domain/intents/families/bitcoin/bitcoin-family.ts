@@ -17,6 +17,9 @@ import { outpointOf, selectCoins, DEFAULT_MAX_INPUTS } from './coin-selection.ts
 import { signTransfer as signBitcoinTransfer, type TransferOutput } from './signed-transaction.ts';
 import { checkRequestedFeeRate, DEFAULT_FEE_RATE_POLICY, effectiveFeeRate, feeFor, type FeeRatePolicy } from './transaction-size.ts';
 
+/** How long a node's fee-rate estimate is kept. */
+const FEE_ESTIMATE_TTL_MS = 30_000;
+
 export type BitcoinFamilyOptions = {
   /** Floor and cap of the fee rate in sat/vB (default 1 and 500). */
   feeRate?: FeeRatePolicy;
@@ -39,6 +42,7 @@ export class BitcoinFamily implements ChainFamily {
   private readonly target: number;
   private readonly timeoutMs: number | undefined;
   private readonly maxInputs: number;
+  private readonly estimates = new Map<string, { at: number; rate: number | null }>();
 
   constructor(opts: BitcoinFamilyOptions = {}) {
     this.policy = opts.feeRate ?? DEFAULT_FEE_RATE_POLICY;
@@ -57,6 +61,21 @@ export class BitcoinFamily implements ChainFamily {
     return destinationOf(address, bitcoinNetworkOf(net.network)) !== null;
   }
 
+  /**
+   * The node's fee-rate estimate, kept FEE_ESTIMATE_TTL_MS per network and node: it moves with
+   * blocks (minutes), and asking costs one or two RPCs per transfer (btcd answers each on a new
+   * connection, and lacks estimatesmartfee).
+   */
+  private async estimate(net: FamilyNetwork, node: BitcoinNode): Promise<number | null> {
+    const key = `${net.name} ${net.rpcUrl}`;
+    const kept = this.estimates.get(key);
+    if (kept && Date.now() - kept.at < FEE_ESTIMATE_TTL_MS) return kept.rate;
+    const rate = await node.feeRateEstimate(this.target);
+    if (this.estimates.size >= 64) this.estimates.clear();
+    this.estimates.set(key, { at: Date.now(), rate });
+    return rate;
+  }
+
   async balance(net: FamilyNetwork, address: string): Promise<bigint> {
     const network = bitcoinNetworkOf(net.network);
     const ours = destinationOf(address, network);
@@ -73,12 +92,15 @@ export class BitcoinFamily implements ChainFamily {
     if (intent.tokenMint !== undefined) throw invalidField('token_mint', 'is not available on Bitcoin');
     const node = this.node(net);
     const requested = intent.feeRateSatPerVbyte;
-    const estimate = requested === undefined ? await node.feeRateEstimate(this.target) : null;
+    const senderScript = p2wpkhScript(from.publicKey);
+    // The two reads side by side: the estimate (kept a little while) and the sender's coins.
+    const [estimate, { unspent }] = await Promise.all([
+      requested === undefined ? this.estimate(net, node) : Promise.resolve(null),
+      node.coins(from.address, senderScript),
+    ]);
     const feeRate = requested !== undefined
       ? checkRequestedFeeRate(requested, this.policy)
       : effectiveFeeRate(estimate, this.fallbackFeeRate, this.policy);
-    const senderScript = p2wpkhScript(from.publicKey);
-    const { unspent } = await node.coins(from.address, senderScript);
     const chosen = selectCoins({ utxos: unspent, reserved: spend.reservedOutpoints, amount: intent.amount, destination: to.kind, feeRate, maxInputs: this.maxInputs });
     const outputs: TransferOutput[] = [{ script: to.script, value: intent.amount }];
     if (chosen.change > 0n) outputs.push({ script: senderScript, value: chosen.change });
