@@ -28,7 +28,7 @@ import { chainProblem } from '../transactions/chain-problems.ts';
 import { SenderQueue } from '../transactions/nonce.ts';
 import type { TransactionsClient } from '../transactions/client.ts';
 import { findByIdempotencyKey, lockIdempotencyKey, releaseStaleIdempotencyKey, type TransactionRow } from '../transactions/transaction-repository.ts';
-import type { TransactionMode, TransactionOutcome } from '../transactions/transaction-commands.ts';
+import { replay, type TransactionMode, type TransactionOutcome } from '../transactions/transaction-commands.ts';
 import type { ChainFamilies, ResolvedNetwork } from './family-registry.ts';
 import { FamilySigner, type FamilyKey } from './family-signer.ts';
 import { checkFamilyGuardrails, dailyLimitOf, familyRefusal, guardrailsOf } from './family-guardrails.ts';
@@ -182,12 +182,4 @@ export class FamilyTransactionCommands {
     return familyRefusal(`per_chain_guardrails.${network.name}.daily_limit`,
       `${formatUnits(amount, unit.decimals)} ${unit.symbol} would bring today's (UTC) ${network.name} total over the agent's daily limit`);
   }
-}
-
-/** A repeated Idempotency-Key: the stored transaction, unless the key was used for another request. */
-function replay(prior: TransactionRow, digest: string): TransactionRow {
-  if (prior.request_digest !== digest) {
-    throw new Problem(422, 'Idempotency-Key: this key was used for a different transaction in the last 24 hours; use a new key', { type: 'idempotency_key_reused' });
-  }
-  return prior;
 }

@@ -340,7 +340,7 @@ export class TransactionCommands {
 }
 
 /** A repeated Idempotency-Key: the stored transaction, unless the key was used for another request. */
-function replay(prior: TransactionRow, digest: string): TransactionRow {
+export function replay(prior: TransactionRow, digest: string): TransactionRow {
   if (prior.request_digest !== digest) {
     throw new Problem(422, 'Idempotency-Key: this key was used for a different transaction in the last 24 hours; use a new key', { type: 'idempotency_key_reused' });
   }
