@@ -40,8 +40,8 @@ export const TransactionSchema = shape('AgentTransaction', z.object({
   signed_tx: signedBytes.optional(),
   /** EVM: 0x-hex keccak256; Bitcoin: the txid; Solana: the base58 signature. */
   tx_hash: txHash.optional(),
-  /** Bitcoin and Solana: the amount in the chain's major unit (BTC, SOL) or the token's, as sent; value_wei holds it in sat, lamport or token base units. */
-  value: z.string().optional(),
+  /** Bitcoin and Solana: the amount in the chain's major unit (BTC, SOL) or the token's, as sent in `value`; value_wei holds it in sat, lamport or token base units. */
+  amount: z.string().optional(),
   /** Bitcoin and Solana: the network fee paid, in sat or lamport. */
   fee: weiText.optional(),
   /** Solana SPL: the token's mint. */
@@ -83,7 +83,7 @@ export const SignedTransactionSchema = shape('SignOnlyTransaction', z.object({
   nonce: z.number().int().optional(),
   value_wei: weiText,
   /** Bitcoin and Solana: the amount in the major unit, the fee in sat or lamport, the SPL mint. */
-  value: z.string().optional(),
+  amount: z.string().optional(),
   fee: weiText.optional(),
   token_mint: z.string().optional(),
   status: z.literal('sign_only'),
@@ -99,11 +99,11 @@ export const SignedTransactionSchema = shape('SignOnlyTransaction', z.object({
 const FAMILY_DECIMALS: Record<string, number> = { bitcoin: 8, solana: 9 };
 
 /** A Bitcoin or Solana row's amount in its major unit, its fee and token; nothing for EVM rows. */
-function familyFacts(t: TransactionRow): { value?: string; fee?: string; token_mint?: string } {
+function familyFacts(t: TransactionRow): { amount?: string; fee?: string; token_mint?: string } {
   if (t.family === 'ethereum') return {};
   const mint = typeof t.details?.tokenMint === 'string' ? t.details.tokenMint : undefined;
   const decimals = mint !== undefined ? Number(t.details?.tokenDecimals ?? 6) : FAMILY_DECIMALS[t.family] ?? 0;
-  return { value: formatUnits(t.value_wei, decimals), fee: t.fee_native === null ? undefined : t.fee_native.toString(), token_mint: mint };
+  return { amount: formatUnits(t.value_wei, decimals), fee: t.fee_native === null ? undefined : t.fee_native.toString(), token_mint: mint };
 }
 
 export function presentTransaction(t: TransactionRow, includeSignedTx: boolean): z.output<typeof TransactionSchema> {

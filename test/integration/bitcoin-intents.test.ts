@@ -61,7 +61,7 @@ test('submit: signed once, broadcast by its workflow, confirmed in a block with 
   const to = payee();
   const r = await tx({ to, value: '0.1', fee_rate_sat_per_vbyte: 2 });
   expect(r.status).toBe(201);
-  expect(r.body).toMatchObject({ chain: CHAIN, from: agentAddress, to, value: '0.1', value_wei: '10000000', status: 'signed' });
+  expect(r.body).toMatchObject({ chain: CHAIN, from: agentAddress, to, amount: '0.1', value_wei: '10000000', status: 'signed' });
   expect(BigInt(r.body.fee)).toBeGreaterThan(0n);
   await eventually('the workflow to broadcast it', async () => ((await getTx(r.body.id)).body.status === 'broadcast' ? true : undefined), 30_000);
   await node.mine(1);
@@ -88,7 +88,7 @@ test('submit: signed once, broadcast by its workflow, confirmed in a block with 
 test('sign-only: the raw transaction and its txid, every input signed by the agent\'s key (BIP-143 digest verified)', async () => {
   const r = await tx({ to: payee(), value: '0.01' }, { sign: true });
   expect(r.status).toBe(200);
-  expect(r.body).toMatchObject({ status: 'sign_only', chain: CHAIN, from: agentAddress, value: '0.01' });
+  expect(r.body).toMatchObject({ status: 'sign_only', chain: CHAIN, from: agentAddress, amount: '0.01' });
   const signed = bitcoin.Transaction.fromHex(r.body.signed_tx);
   expect(signed.getId()).toBe(r.body.tx_hash);
   const p2pkh = bitcoin.payments.p2pkh({ pubkey: agentPubkey }).output!;

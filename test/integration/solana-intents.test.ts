@@ -58,7 +58,7 @@ test('SOL: submitted, signed once by the Ed25519 key, confirmed by its workflow;
   const to = recipient();
   const r = await tx({ to, value: '1.25' });
   expect(r.status).toBe(201);
-  expect(r.body).toMatchObject({ chain: CHAIN, from: agentAddress, to, value: '1.25', value_wei: '1250000000', status: 'signed' });
+  expect(r.body).toMatchObject({ chain: CHAIN, from: agentAddress, to, amount: '1.25', value_wei: '1250000000', status: 'signed' });
   // The signature over the message verifies under the agent's public key (the chain library's check, then noble's).
   const wire = Transaction.from(Buffer.from(r.body.signed_tx, 'base64'));
   expect(wire.verifySignatures()).toBe(true);
@@ -75,7 +75,7 @@ test('SPL token: the recipient\'s token account is created and the tokens land; 
   const to = recipient();
   const r = await tx({ to, value: '12.5', token_mint: mint, token_decimals: 6 });
   expect(r.status).toBe(201);
-  expect(r.body).toMatchObject({ token_mint: mint, value: '12.5', value_wei: '12500000' });
+  expect(r.body).toMatchObject({ token_mint: mint, amount: '12.5', value_wei: '12500000' });
   await confirmed(r.body.id);
   expect(node.tokenBalance(mint, to)).toBe(12_500_000n);
 

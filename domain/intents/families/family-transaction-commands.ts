@@ -107,7 +107,7 @@ export class FamilyTransactionCommands {
     }
     await this.d.audit.record(ctx, mode === 'submit' ? 'agent.transaction.submit' : 'agent.transaction.sign', {
       resourceType: 'agent', resourceId: agent.id,
-      details: { transaction_id: id, chain: net.name, chain_id: net.chainId, from, to: req.to, value: req.value, token_mint: req.tokenMint ?? null, tx_hash: row.tx_hash },
+      details: { transaction_id: id, chain: net.name, chain_id: net.chainId, from, to: req.to, amount: req.value, token_mint: req.tokenMint ?? null, tx_hash: row.tx_hash },
     });
     if (mode === 'submit') await this.d.client.startBroadcast({ id, orgId: agent.org_id, agentId: agent.id });
     return { tx: row, replayed: false };
@@ -165,7 +165,7 @@ export class FamilyTransactionCommands {
           caps: { dailyLimit: dailyLimitOf(agent, network.name), maxCount: agent.tx_max_per_day },
           event: status !== 'sign_only' ? null : {
             agent_id: agent.id, transaction_id: a.id, chain: network.net.name, chain_id: network.net.chainId, from: a.from, to: req.to,
-            tx_hash: signed.txHash, value: req.value, value_wei: a.intent.amount.toString(), status, actor: a.actor,
+            tx_hash: signed.txHash, amount: req.value, value_wei: a.intent.amount.toString(), status, actor: a.actor,
           },
         });
       });
