@@ -44,7 +44,7 @@ export function intentServices(d: {
     }),
     // Bitcoin and Solana (issue 32): the same routes, the families' own building and signing.
     familySigning: new FamilySignCommands({ db: d.db, kms: d.kms, audit: d.audit }),
-    familyTransactions: new FamilyTransactionCommands({
+    familyTransactions: new FamilyTransactionCommands({ hot: d.hot,
       db: d.db, kms: d.kms, audit: d.audit, client, families: new ChainFamilies({ rpcOverrides: d.rpcOverrides }),
     }),
   };

@@ -37,7 +37,11 @@ export async function authorizeIntents(db: () => EntityManager, principal: Princ
 }
 
 /** A chain row as far as the Intents API needs it. */
-export type ChainFacts = { name: string; chain_id: number | string; native_currency: string; is_enabled: boolean; family: string };
+export type ChainFacts = {
+  name: string; chain_id: number | string; native_currency: string; is_enabled: boolean; family: string;
+  /** Non-EVM families: the family's network word, the stored node (may carry credentials) and confirmations. */
+  network?: string | null; rpc_url?: string | null; confirmations?: number;
+};
 
 /** The chains-table key `raw` may name (null when it cannot name one), for a lookup done elsewhere. */
 export const chainKeyOf = (raw: string | number): ChainKey | null => parseChainIdentifier(String(raw));

@@ -128,7 +128,7 @@ async function nodeKnows(txid: string): Promise<boolean> {
 async function submit(a: FundedAgent, to: string): Promise<{ txId: string; signedTx: string; txHash: string }> {
   const r = await call('POST', `/v1/agents/${a.id}/transactions`, { base, token: a.token, body: { chain: CHAIN, to, value: '0.25', fee_rate_sat_per_vbyte: 2 } });
   expect(r.status).toBe(201);
-  expect(r.body).toMatchObject({ agent_id: a.id, chain: CHAIN, from: a.address, to, value: '0.25', value_wei: '25000000', status: 'signed' });
+  expect(r.body).toMatchObject({ agent_id: a.id, chain: CHAIN, from: a.address, to, amount: '0.25', value_wei: '25000000', status: 'signed' });
   const signed = bitcoin.Transaction.fromHex(r.body.signed_tx as string);
   expect(signed.getId()).toBe(r.body.tx_hash);
   // It spends the agent's one coin.

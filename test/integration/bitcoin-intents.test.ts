@@ -149,3 +149,27 @@ test("over the family's daily limit: a 403, and the refused transfer reserves no
   expect(over.body.guardrail).toBe('per_chain_guardrails.bitcoin.daily_limit');
   expect((await tx({ to: payee(), value: '0.26' }, { sign: true })).status).toBe(200); // exactly up to the limit
 });
+
+test('sign-only from the briefly kept coin listing: a coin received since is found before any refusal, a coin an open submit spends is never offered', async () => {
+  const saver = await registerAgent(owner, { intents_api_enabled: true, per_chain_guardrails: { bitcoin: { max_value: '5', daily_limit: '20' } } });
+  const saverToken = await agentJwt(saver);
+  const key = await call('POST', `/v1/agents/${saver.id}/signing-keys`, { token: owner.token, body: { chain: 'bitcoin' } });
+  const address = key.body.addresses[CHAIN] as string;
+  const send = (value: string, sign: boolean) => call('POST', `/v1/agents/${saver.id}/transactions${sign ? '/sign' : ''}`, {
+    token: saverToken, body: { chain: CHAIN, to: payee(), value },
+  });
+  await node.fund(address, 100_000_000n);
+  expect((await send('0.5', true)).status).toBe(200); // the listing of one 1 BTC coin is kept
+  await node.fund(address, 200_000_000n);
+  const both = await send('2.5', true); // needs the coin received since the listing
+  expect(both.status).toBe(200);
+  expect(bitcoin.Transaction.fromHex(both.body.signed_tx).ins).toHaveLength(2);
+
+  const submit = await send('1.5', false); // spends the 2 BTC coin (or both), reserved until mined
+  expect(submit.status).toBe(201);
+  const outpoints = (hex: string) => bitcoin.Transaction.fromHex(hex).ins.map((i) => `${Buffer.from(i.hash).reverse().toString('hex')}:${i.index}`);
+  const reserved = new Set(outpoints(submit.body.signed_tx));
+  const after = await send('0.1', true);
+  if (after.status === 200) expect(outpoints(after.body.signed_tx).filter((o) => reserved.has(o))).toEqual([]);
+  else expect(after.body.type).toBe('insufficient_funds');
+});

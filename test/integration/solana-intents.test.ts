@@ -6,7 +6,7 @@
 import { ed25519 } from '@noble/curves/ed25519';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { base58Decode } from '../../domain/intents/families/solana/base58.ts';
-import { call, closeDb, eventually, operatorAccount, signup, type Account } from '../helpers/api.ts';
+import { call, closeDb, db, eventually, operatorAccount, signup, type Account } from '../helpers/api.ts';
 import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
 import { startSvmNode, type SvmNode } from '../helpers/svm-node.ts';
 
@@ -175,4 +175,28 @@ test('the daily limit under 10 parallel requests: exactly as many pass as fit, t
   expect(answers.filter((a) => a.status === 200)).toHaveLength(4);
   expect(answers.filter((a) => a.status === 403).every((a) => a.body.guardrail === 'per_chain_guardrails.solana.daily_limit')).toBe(true);
   expect(answers.filter((a) => a.status === 403)).toHaveLength(6);
+});
+
+test('tx_max_per_day after the daily spend in the one recording statement: refused whole, the refused transfer leaves no spend behind', async () => {
+  const cappedOwner = await signup('sol-capped'); // the owner's plan has room for no more agents
+  const capped = await registerAgent(cappedOwner, { intents_api_enabled: true, tx_max_per_day: 2, per_chain_guardrails: { solana: { daily_limit: '10' } } });
+  const cappedToken = await agentJwt(capped);
+  const key = await call('POST', `/v1/agents/${capped.id}/signing-keys`, { token: cappedOwner.token, body: { chain: 'solana' } });
+  node.airdrop(key.body.address, 10n * SOL);
+  const signOnly = () => call('POST', `/v1/agents/${capped.id}/transactions/sign`, { token: cappedToken, body: { chain: CHAIN, to: recipient(), value: '0.5' } });
+  const answers = await Promise.all(Array.from({ length: 5 }, signOnly));
+  expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 403, 403, 403]);
+  expect(answers.filter((a) => a.status === 403).every((a) => a.body.guardrail === 'tx_max_per_day')).toBe(true);
+  // Both signed transfers are valid bytes for the chain (built from the briefly kept blockhash and fee): they land.
+  for (const a of answers.filter((x) => x.status === 200)) {
+    const sent = await fetch(node.url, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [a.body.signed_tx, { encoding: 'base64' }] }),
+    }).then((r) => r.json() as Promise<{ result?: string; error?: unknown }>);
+    expect(sent).toEqual({ jsonrpc: '2.0', id: 1, result: a.body.tx_hash });
+  }
+  const spent = await db().query("SELECT spent::text AS spent FROM agent_family_daily_usage WHERE agent_id = $1 AND family = 'solana'", [capped.id]);
+  expect(spent.rows).toEqual([{ spent: '1000000000' }]);
+  const rows = await db().query('SELECT count(*)::int AS n FROM agent_transactions WHERE agent_id = $1', [capped.id]);
+  expect(rows.rows[0].n).toBe(2);
 });

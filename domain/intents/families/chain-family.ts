@@ -50,7 +50,15 @@ export type TransferIntent = {
 };
 
 /** Coins (or accounts) other requests are spending right now: the family must not pick them. */
-export type SpendContext = { reservedOutpoints: ReadonlySet<string> };
+export type SpendContext = {
+  reservedOutpoints: ReadonlySet<string>;
+  /**
+   * Sign-only: the bytes are the caller's to send, and nothing is reserved for them. A family may
+   * then build from chain facts it read moments ago (Bitcoin: the address's listed coins, each
+   * still checked unspent by the node) instead of reading them all again.
+   */
+  signOnly?: boolean;
+};
 
 /** Signed bytes, exactly as broadcast sends them, and what the row records. */
 export type SignedTransfer = {

@@ -10,7 +10,10 @@ import { familyNetworkOf, type SignedFamily } from './family-chains.ts';
 import { SolanaFamily } from './solana/solana-family.ts';
 import { BitcoinFamily } from './bitcoin/bitcoin-family.ts';
 
-export type ResolvedNetwork = { family: ChainFamily; name: SignedFamily; net: FamilyNetwork; row: ChainRow };
+export type ResolvedNetwork = { family: ChainFamily; name: SignedFamily; net: FamilyNetwork; row: Pick<ChainRow, 'name'> };
+
+/** What resolving needs of a chains row (a fresh read, or the signing hot path's cached one). */
+type NetworkRow = { name: string; chain_id: number | string; is_enabled: boolean; network?: string | null; rpc_url?: string | null; confirmations?: number };
 
 export class ChainFamilies {
   private readonly byName: ReadonlyMap<SignedFamily, ChainFamily>;
@@ -34,18 +37,28 @@ export class ChainFamilies {
     return familyNetworkOf(raw) !== null;
   }
 
-  /** The network `raw` names (400 when unknown or disabled); its rpcUrl is '' when it has no node (requireNode). */
-  async resolve(em: EntityManager, raw: string | number): Promise<ResolvedNetwork> {
+  /** The seeded network `raw` names (no database read), or a 400. */
+  seeded(raw: string | number): { name: string; chainId: number; family: SignedFamily } {
     const seeded = familyNetworkOf(raw);
     if (!seeded) throw invalidField('chain', 'must be a Bitcoin or Solana network (see GET /v1/chains)');
+    return seeded;
+  }
+
+  /** The network `raw` names (400 when unknown or disabled); its rpcUrl is '' when it has no node (requireNode). */
+  async resolve(em: EntityManager, raw: string | number): Promise<ResolvedNetwork> {
+    const seeded = this.seeded(raw);
+    return this.fromRow(seeded, await findChain(em, { by: 'name', name: seeded.name }));
+  }
+
+  /** resolve() given the seeded network's chains row as already read (null: none). */
+  fromRow(seeded: { name: string; family: SignedFamily }, row: NetworkRow | null | undefined): ResolvedNetwork {
     const family = this.byName.get(seeded.family);
     if (!family) throw invalidField('chain', `${seeded.family} transactions are not available on this deployment`);
-    const row = await findChain(em, { by: 'name', name: seeded.name });
-    if (!row?.is_enabled || row.network === null) throw invalidField('chain', `${seeded.name} is disabled on this deployment`);
-    const { url } = effectiveRpcUrl(row, this.rpcOverrides);
+    if (!row?.is_enabled || !row.network) throw invalidField('chain', `${seeded.name} is disabled on this deployment`);
+    const { url } = effectiveRpcUrl({ name: row.name, rpc_url: row.rpc_url ?? null }, this.rpcOverrides);
     return {
-      family, name: seeded.family, row,
-      net: { name: row.name, chainId: Number(row.chain_id), network: row.network, rpcUrl: url ?? '', confirmations: row.confirmations },
+      family, name: seeded.family, row: { name: row.name },
+      net: { name: row.name, chainId: Number(row.chain_id), network: row.network, rpcUrl: url ?? '', confirmations: row.confirmations ?? 1 },
     };
   }
 

@@ -15,8 +15,11 @@ import { activeSigningKey, handleOf, type SigningKeyRow } from '../signing-keys/
 import type { FamilySender, PayloadSigner } from './chain-family.ts';
 import type { SignedFamily } from './family-chains.ts';
 
+/** What signing needs of a signing_keys row (a fresh read, or the hot path's cached one). */
+export type FamilyKeyFacts = Pick<SigningKeyRow, 'id' | 'curve' | 'public_key' | 'address' | 'handle_vault_id' | 'handle_path' | 'handle_version'>;
+
 /** The agent's active key of a family, ready to sign. */
-export type FamilyKey = { row: SigningKeyRow; sender: FamilySender; sign: PayloadSigner };
+export type FamilyKey = { row: FamilyKeyFacts; sender: FamilySender; sign: PayloadSigner };
 
 const hexBytes = (h: string) => Buffer.from(h.slice(2), 'hex');
 /** Bounded, as AgentSigner's. */
@@ -32,11 +35,14 @@ export class FamilySigner {
     this.d = deps;
   }
 
-  /** 404 without an active key of the family, 403 for a deactivated agent. */
-  async activeKey(agent: Pick<AgentRow, 'id' | 'org_id' | 'status'>, family: SignedFamily): Promise<FamilyKey> {
+  /**
+   * 404 without an active key of the family, 403 for a deactivated agent. `preloaded`: the row the
+   * caller read in this request (the hot path's one read), else it is read here.
+   */
+  async activeKey(agent: Pick<AgentRow, 'id' | 'org_id' | 'status'>, family: SignedFamily, preloaded?: FamilyKeyFacts | null): Promise<FamilyKey> {
     if (agent.status !== 'active') throw forbidden('The agent is deactivated: its keys do not sign');
     const em = this.d.db();
-    const row = await activeSigningKey(em, agent.org_id, agent.id, family);
+    const row = preloaded !== undefined ? preloaded : await activeSigningKey(em, agent.org_id, agent.id, family);
     const ref = row ? this.handles.get(row.id) ?? await this.readHandle(em, agent.org_id, row) : null;
     if (!row || !ref) throw new Problem(404, `The agent has no active ${family} signing key: an owner or admin creates one with POST /v1/agents/{agent_id}/signing-keys {"chain":"${family}"}`);
     const pub = hexBytes(row.public_key);
@@ -44,7 +50,7 @@ export class FamilySigner {
     return { row, sender: { publicKey, address: row.address }, sign: (payload) => this.signWith(row, ref, Buffer.from(payload)) };
   }
 
-  private async readHandle(em: EntityManager, orgId: string, row: SigningKeyRow): Promise<SigningKeyRef | null> {
+  private async readHandle(em: EntityManager, orgId: string, row: FamilyKeyFacts): Promise<SigningKeyRef | null> {
     const ref = await readHandle(em, this.d.kms, orgId, handleOf(row));
     if (ref) {
       if (this.handles.size >= HANDLE_CACHE_MAX) this.handles.delete(this.handles.keys().next().value!);
@@ -53,7 +59,7 @@ export class FamilySigner {
     return ref;
   }
 
-  private async signWith(row: SigningKeyRow, ref: SigningKeyRef, payload: Buffer): Promise<Uint8Array> {
+  private async signWith(row: FamilyKeyFacts, ref: SigningKeyRef, payload: Buffer): Promise<Uint8Array> {
     let sig: Buffer;
     try {
       if (row.curve === 'ed25519') {

@@ -20,32 +20,56 @@ import type { ActionContext } from '../../audit/action-context.ts';
 import type { ActionAudit } from '../../audit/action-audit.ts';
 import type { Kms } from '../../crypto/kms/kms.ts';
 import { callerOf, subjectOf } from '../../auth/principal.ts';
-import { loadAgent } from '../../agents/agent-repository.ts';
+import type { AgentRow } from '../../agents/agent-repository.ts';
 import { Problem, conflict, invalidField } from '../../errors.ts';
 import { authorizeIntents } from '../intents-access.ts';
 import { checkSigningKeyPath } from '../transactions/sender-address.ts';
 import { chainProblem } from '../transactions/chain-problems.ts';
 import { SenderQueue } from '../transactions/nonce.ts';
 import type { TransactionsClient } from '../transactions/client.ts';
-import { findByIdempotencyKey, lockIdempotencyKey, releaseStaleIdempotencyKey, type TransactionRow } from '../transactions/transaction-repository.ts';
+import {
+  findByIdempotencyKey, inTransaction, lockIdempotencyKey, onHotPool, releaseStaleIdempotencyKey, type TransactionRow,
+} from '../transactions/transaction-repository.ts';
 import { replay, type TransactionMode, type TransactionOutcome } from '../transactions/transaction-commands.ts';
 import type { ChainFamilies, ResolvedNetwork } from './family-registry.ts';
 import { FamilySigner, type FamilyKey } from './family-signer.ts';
 import { checkFamilyGuardrails, dailyLimitOf, familyRefusal, guardrailsOf } from './family-guardrails.ts';
 import { DEFAULT_TOKEN_DECIMALS, familyRequestDigest, type FamilyTransactionRequest } from './family-request.ts';
-import { FamilyCapRefused, OutpointTaken, recordFamilyTransaction, reservedOutpoints } from './family-transaction-repository.ts';
+import { reservedOutpoints } from './family-transaction-repository.ts';
+import { recordFamilyTransfer, type FamilyRecord, type FamilyRecordOutcome } from './family-record-repository.ts';
+import type { HotReads } from '../../../db/hot-reads.ts';
+import type { ChainKey } from '../../chains/chain-fields.ts';
+import { wakeOutbox } from '../../events/outbox.ts';
+import { SigningAgentCache, signingAgent, type SigningAgent, type SigningAgentGuard } from '../signing/signing-agent.ts';
+import { SigningKeyRetired } from '../signing-keys/signer.ts';
 import type { SignedTransfer, TransferIntent } from './chain-family.ts';
 import { formatUnits, parseUnits } from './units.ts';
 
-export type FamilyTransactionDeps = { db: () => EntityManager; kms: Kms; families: ChainFamilies; audit: ActionAudit; client: Pick<TransactionsClient, 'startBroadcast'> };
+export type FamilyTransactionDeps = {
+  db: () => EntityManager; hot: HotReads; kms: Kms; families: ChainFamilies; audit: ActionAudit; client: Pick<TransactionsClient, 'startBroadcast'>;
+};
 
 /** Attempts at choosing coins when parallel requests keep taking the chosen ones. */
 const COIN_ATTEMPTS = 3;
+
+/** The cached read of the agent, its key or the chain is out of date: read again and start over. */
+class StaleSigningAgent extends Error {
+  constructor() {
+    super('the cached signing agent is stale');
+    this.name = 'StaleSigningAgent';
+  }
+}
+
+type RecordArgs = {
+  id: string; agent: AgentRow; network: ResolvedNetwork; from: string; req: FamilyTransactionRequest; intent: TransferIntent;
+  signed: SignedTransfer; mode: TransactionMode; idempotencyKey: string | null; digest: string; actor: string; guard: SigningAgentGuard | null;
+};
 
 export class FamilyTransactionCommands {
   private readonly d: FamilyTransactionDeps;
   private readonly signer: FamilySigner;
   private readonly senders = new SenderQueue();
+  private readonly agents = new SigningAgentCache();
 
   constructor(deps: FamilyTransactionDeps) {
     this.d = deps;
@@ -57,12 +81,47 @@ export class FamilyTransactionCommands {
     return this.d.families.handles(chain);
   }
 
+  /**
+   * As on EVM (transaction-commands.ts): the agent, its key of the family and the network's row
+   * are read once (one hot-pool statement) and kept; a later request is served from the copy, and
+   * the statement that records it checks that none of the three rows changed since. When one has,
+   * or when the copy's facts refuse the request, the request runs again on a fresh read.
+   */
   async submit(ctx: ActionContext, agentId: string, req: FamilyTransactionRequest, idempotencyKey: string | null, mode: TransactionMode): Promise<TransactionOutcome> {
     const principal = callerOf(ctx);
-    const em = this.d.db();
-    const agent = await loadAgent(em, principal.orgId, agentId);
-    await authorizeIntents(() => em, principal, agent);
-    const network = await this.d.families.resolve(em, req.chain);
+    const seeded = this.d.families.seeded(req.chain);
+    const chainKey: ChainKey = { by: 'name', name: seeded.name };
+    const cached = this.agents.get(principal.orgId, agentId, chainKey);
+    if (cached) {
+      try {
+        return await this.submitAs(ctx, cached, true, req, idempotencyKey, mode);
+      } catch (e) {
+        if (!(e instanceof StaleSigningAgent)) throw e;
+        this.agents.forget(principal.orgId, agentId, chainKey);
+      }
+    }
+    const fresh = await signingAgent(this.d.hot, principal.orgId, agentId, chainKey, seeded.family);
+    const outcome = await this.submitAs(ctx, fresh, false, req, idempotencyKey, mode);
+    this.agents.set(principal.orgId, agentId, chainKey, fresh);
+    return outcome;
+  }
+
+  private async submitAs(ctx: ActionContext, access: SigningAgent, cached: boolean, req: FamilyTransactionRequest, idempotencyKey: string | null,
+    mode: TransactionMode): Promise<TransactionOutcome> {
+    const principal = callerOf(ctx);
+    // A refusal decided on the copy's facts is not trusted: the rows are asked again.
+    const onFacts = async <T>(check: () => Promise<T> | T): Promise<T> => {
+      try {
+        return await check();
+      } catch (e) {
+        throw cached && (e instanceof Problem || e instanceof SigningKeyRetired) ? new StaleSigningAgent() : e;
+      }
+    };
+    const { agent } = access;
+    const network = await onFacts(async () => {
+      await authorizeIntents(() => this.d.db(), principal, agent);
+      return this.d.families.fromRow(this.d.families.seeded(req.chain), access.chain);
+    });
     const { family, net } = network;
     checkSigningKeyPath(agent.id, req.signingKeyPath);
     if (!family.isAddress(req.to, net)) throw invalidField('to', `must be a ${network.name} address valid on ${net.name}`);
@@ -75,22 +134,25 @@ export class FamilyTransactionCommands {
     }
     const digest = familyRequestDigest(req, net.name, mode);
     if (idempotencyKey !== null) {
-      const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey);
+      const prior = await findByIdempotencyKey(this.d.db(), agent.id, idempotencyKey);
       if (prior) return { tx: replay(prior, digest), replayed: true };
     }
-    checkFamilyGuardrails(agent, {
-      family: network.name, chain: net.name, to: req.to, amount: intent.amount, tokenMint: req.tokenMint, tokenDecimals: intent.tokenDecimals,
-      createsTokenAccount: req.createRecipientTokenAccount === true,
+    const key = await onFacts(() => {
+      checkFamilyGuardrails(agent, {
+        family: network.name, chain: net.name, to: req.to, amount: intent.amount, tokenMint: req.tokenMint, tokenDecimals: intent.tokenDecimals,
+        createsTokenAccount: req.createRecipientTokenAccount === true,
+      });
+      this.d.families.requireNode(network);
+      return this.signer.activeKey(agent, network.name, access.key);
     });
-    this.d.families.requireNode(network);
-    const key = await this.signer.activeKey(agent, network.name);
     const from = family.addressOf(key.sender.publicKey, net);
     const id = randomUUID();
     const actor = subjectOf(principal);
+    const guard = cached ? access.guard : null;
     const build = async () => {
       for (let attempt = 0; attempt < COIN_ATTEMPTS; attempt++) {
-        const signed = await this.signOnce(network, key, from, intent);
-        const recorded = await this.record(em, { id, agent, network, from, req, intent, signed, mode, idempotencyKey, digest, actor });
+        const signed = await onFacts(() => this.signOnce(network, key, from, intent, mode));
+        const recorded = await this.record({ id, agent, network, from, req, intent, signed, mode, idempotencyKey, digest, actor, guard });
         if (recorded !== null) return recorded;
       }
       return null;
@@ -101,7 +163,7 @@ export class FamilyTransactionCommands {
     const row = network.name === 'bitcoin' && mode === 'submit' ? await this.senders.run(net.chainId, from, build) : await build();
     if (row === null) throw conflict('The coins of this address are being spent by parallel requests; try again shortly');
     if (row === 'replay') {
-      const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey!);
+      const prior = await findByIdempotencyKey(this.d.db(), agent.id, idempotencyKey!);
       if (!prior) throw conflict('Idempotency-Key: a transaction with this key is being created; retry shortly');
       return { tx: replay(prior, digest), replayed: true };
     }
@@ -132,52 +194,65 @@ export class FamilyTransactionCommands {
   }
 
   /** The family builds and signs once; chain trouble becomes the API's 503/422 as on EVM. */
-  private async signOnce(network: ResolvedNetwork, key: FamilyKey, from: string, intent: TransferIntent): Promise<SignedTransfer> {
+  private async signOnce(network: ResolvedNetwork, key: FamilyKey, from: string, intent: TransferIntent, mode: TransactionMode): Promise<SignedTransfer> {
     const reserved = network.name === 'bitcoin' ? await reservedOutpoints(this.d.db(), network.net.chainId, from) : new Set<string>();
     try {
-      return await network.family.signTransfer(network.net, { publicKey: key.sender.publicKey, address: from }, intent, { reservedOutpoints: reserved }, key.sign);
+      return await network.family.signTransfer(network.net, { publicKey: key.sender.publicKey, address: from }, intent,
+        { reservedOutpoints: reserved, signOnly: mode === 'sign_only' }, key.sign);
     } catch (e) {
+      if (e instanceof SigningKeyRetired) throw e;
       throw chainProblem(e);
     }
   }
 
-  /** Step 4; null when a chosen coin was taken meanwhile (build again), 'replay' when the Idempotency-Key was stored first. */
-  private async record(em: EntityManager, a: {
-    id: string; agent: Awaited<ReturnType<typeof loadAgent>>; network: ResolvedNetwork; from: string; req: FamilyTransactionRequest;
-    intent: TransferIntent; signed: SignedTransfer; mode: TransactionMode; idempotencyKey: string | null; digest: string; actor: string;
-  }): Promise<TransactionRow | 'replay' | null> {
+  /**
+   * Step 4 in ONE statement (family-record-repository.ts): on the hot pool by itself, or inside the
+   * transaction that holds an Idempotency-Key's lock. Null when a chosen coin was taken meanwhile
+   * (build again), 'replay' when the Idempotency-Key was stored first.
+   */
+  private async record(a: RecordArgs): Promise<TransactionRow | 'replay' | null> {
     const { agent, network, signed, req } = a;
     const status = a.mode === 'submit' ? 'signed' : 'sign_only';
-    const details = { ...signed.details, ...(req.tokenMint ? { tokenMint: req.tokenMint } : {}) };
-    try {
-      return await em.transactional(async (tx): Promise<TransactionRow | 'replay'> => {
-        if (a.idempotencyKey !== null) {
-          if (!await lockIdempotencyKey(tx, agent.id, a.idempotencyKey)) throw conflict('Idempotency-Key: a request with this key is being signed; retry shortly');
-          if (await findByIdempotencyKey(tx, agent.id, a.idempotencyKey)) return 'replay';
-          await releaseStaleIdempotencyKey(tx, agent.id, a.idempotencyKey);
-        }
-        return recordFamilyTransaction(tx, {
-          id: a.id, orgId: agent.org_id, agentId: agent.id, family: network.name, chain: network.net.name, chainId: network.net.chainId,
-          from: a.from, to: req.to, value: a.intent.amount, spend: req.tokenMint ? 0n : a.intent.amount, status, signedTx: signed.raw, txHash: signed.txHash,
-          // A sign-only transfer's bytes are the caller's to send: its coins are not held back from later
-          // transfers (once sent, the node's mempool shows them spent, which the family respects).
-          fee: signed.fee, details, spends: a.mode === 'submit' ? signed.spends : [], idempotencyKey: a.idempotencyKey, requestDigest: a.digest, createdBy: a.actor,
-          caps: { dailyLimit: dailyLimitOf(agent, network.name), maxCount: agent.tx_max_per_day },
-          event: status !== 'sign_only' ? null : {
-            agent_id: agent.id, transaction_id: a.id, chain: network.net.name, chain_id: network.net.chainId, from: a.from, to: req.to,
-            tx_hash: signed.txHash, amount: req.value, value_wei: a.intent.amount.toString(), status, actor: a.actor,
-          },
-        });
+    const record: FamilyRecord = {
+      id: a.id, orgId: agent.org_id, agentId: agent.id, family: network.name, chain: network.net.name, chainId: network.net.chainId,
+      from: a.from, to: req.to, value: a.intent.amount, spend: req.tokenMint ? 0n : a.intent.amount, status, signedTx: signed.raw, txHash: signed.txHash,
+      fee: signed.fee, details: { ...signed.details, ...(req.tokenMint ? { tokenMint: req.tokenMint } : {}) },
+      // A sign-only transfer's bytes are the caller's to send: its coins are not held back from later
+      // transfers (once sent, the node's mempool shows them spent, which the family respects).
+      spends: a.mode === 'submit' ? signed.spends : [], idempotencyKey: a.idempotencyKey, requestDigest: a.digest, createdBy: a.actor,
+      caps: { dailyLimit: dailyLimitOf(agent, network.name), maxCount: agent.tx_max_per_day },
+      event: status !== 'sign_only' ? null : {
+        id: randomUUID(),
+        payload: {
+          agent_id: agent.id, transaction_id: a.id, chain: network.net.name, chain_id: network.net.chainId, from: a.from, to: req.to,
+          tx_hash: signed.txHash, amount: req.value, value_wei: a.intent.amount.toString(), status, actor: a.actor,
+        },
+      },
+    };
+    let outcome: FamilyRecordOutcome | 'replay';
+    if (a.idempotencyKey === null) {
+      outcome = await recordFamilyTransfer(onHotPool(this.d.hot, 'family-tx-record'), record, a.guard);
+      if (outcome.row && record.event) wakeOutbox(this.d.hot); // its event has committed (hot sessions skip the outbox trigger)
+    } else {
+      const key = a.idempotencyKey;
+      outcome = await this.d.db().transactional(async (tx): Promise<FamilyRecordOutcome | 'replay'> => {
+        if (!await lockIdempotencyKey(tx, agent.id, key)) throw conflict('Idempotency-Key: a request with this key is being signed; retry shortly');
+        if (await findByIdempotencyKey(tx, agent.id, key)) return 'replay';
+        await releaseStaleIdempotencyKey(tx, agent.id, key);
+        return recordFamilyTransfer(inTransaction(tx), record, a.guard);
       });
-    } catch (e) {
-      if (e instanceof OutpointTaken) return null;
-      if (e instanceof FamilyCapRefused) throw this.capRefusal(e, network, a.intent.amount);
-      throw e;
+    }
+    if (outcome === 'replay') return 'replay';
+    switch (outcome.refused) {
+      case null: return outcome.row;
+      case 'stale': throw new StaleSigningAgent();
+      case 'outpoint_taken': return null;
+      default: throw this.capRefusal(outcome.refused, network, a.intent.amount);
     }
   }
 
-  private capRefusal(e: FamilyCapRefused, network: ResolvedNetwork, amount: bigint): Problem {
-    if (e.cap === 'tx_max_per_day') return familyRefusal('tx_max_per_day', "the agent has made all of today's (UTC) transactions its tx_max_per_day allows");
+  private capRefusal(cap: 'daily_limit' | 'tx_max_per_day', network: ResolvedNetwork, amount: bigint): Problem {
+    if (cap === 'tx_max_per_day') return familyRefusal('tx_max_per_day', "the agent has made all of today's (UTC) transactions its tx_max_per_day allows");
     const unit = network.family.unit;
     return familyRefusal(`per_chain_guardrails.${network.name}.daily_limit`,
       `${formatUnits(amount, unit.decimals)} ${unit.symbol} would bring today's (UTC) ${network.name} total over the agent's daily limit`);

@@ -1,79 +1,10 @@
-// Statements of the non-EVM families' transactions (migration 0038): recording a signed transfer
-// with everything it reserves, and giving the reservations back when it ends without effect.
-// Recording runs in ONE database transaction of conditional writes, so parallel requests can never
-// together pass a cap or spend one coin twice:
-//   1. the family's daily spend (agent_family_daily_usage), capped by per_chain_guardrails daily_limit;
-//   2. the day's transaction count (agent_tx_daily_usage.tx_count), capped by tx_max_per_day;
-//   3. the Bitcoin coins it spends (bitcoin_spent_outpoints: a coin already there → OutpointTaken);
-//   4. the row (status signed or sign_only) and, for sign-only, its agent.transaction.signed event.
-// A refused step rolls back the steps before it.
+// Statements of the non-EVM families' transactions (migration 0038) after they are recorded (the
+// recording statement is family-record-repository.ts): the coins open transactions spend, giving
+// the reservations back when a transaction ends without effect, re-signed bytes, settling.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import { query } from '../../../db/query.ts';
-import { emitEvent } from '../../events/outbox.ts';
-import { TRANSACTION_COLUMNS, type TransactionRow, type TransactionStatus } from '../transactions/transaction-repository.ts';
-
-const today = sql<string>`(now() AT TIME ZONE 'UTC')::date`;
-
-/** A coin of the transfer was taken by another transaction since the coins were chosen: choose again. */
-export class OutpointTaken extends Error {
-  constructor() {
-    super('a coin of this transfer is being spent by another transaction');
-    this.name = 'OutpointTaken';
-  }
-}
-
-/** Which cap refused. */
-export class FamilyCapRefused extends Error {
-  readonly cap: 'daily_limit' | 'tx_max_per_day';
-  constructor(cap: 'daily_limit' | 'tx_max_per_day') {
-    super(`the ${cap} cap refused the transaction`);
-    this.name = 'FamilyCapRefused';
-    this.cap = cap;
-  }
-}
-
-export type FamilyTransactionRecord = {
-  id: string; orgId: string; agentId: string; family: string; chain: string; chainId: number; from: string; to: string; value: bigint;
-  /** What counts toward the family's daily limit: the native amount sent (0 for a token transfer). */
-  spend: bigint;
-  status: 'signed' | 'sign_only'; signedTx: string; txHash: string; fee: bigint; details: Record<string, string | number | boolean | null>;
-  spends: string[]; idempotencyKey: string | null; requestDigest: string; createdBy: string;
-  /** The family's daily limit in its smallest unit, and tx_max_per_day. */
-  caps: { dailyLimit: bigint | null; maxCount: number | null };
-  /** For sign-only: the agent.transaction.signed event's data. */
-  event: Record<string, unknown> | null;
-};
-
-/** Steps 1–4 in the caller's transaction; throws FamilyCapRefused or OutpointTaken (roll back). */
-export async function recordFamilyTransaction(tx: EntityManager, r: FamilyTransactionRecord): Promise<TransactionRow> {
-  const q = query(tx);
-  const limit = r.caps.dailyLimit === null ? null : r.caps.dailyLimit.toString();
-  if (limit !== null && r.spend > r.caps.dailyLimit!) throw new FamilyCapRefused('daily_limit');
-  const spent = await q.insertInto('agent_family_daily_usage').values({ agent_id: r.agentId, family: r.family, day: today, spent: r.spend })
-    .onConflict((oc) => oc.columns(['agent_id', 'family', 'day']).doUpdateSet({ spent: sql`agent_family_daily_usage.spent + excluded.spent` })
-      .where(sql<boolean>`${limit}::numeric IS NULL OR agent_family_daily_usage.spent + excluded.spent <= ${limit}::numeric`))
-    .returning('day').executeTakeFirst();
-  if (!spent) throw new FamilyCapRefused('daily_limit');
-  if (r.caps.maxCount !== null && r.caps.maxCount < 1) throw new FamilyCapRefused('tx_max_per_day');
-  const counted = await q.insertInto('agent_tx_daily_usage').values({ agent_id: r.agentId, day: today, spent_wei: 0n, tx_count: 1 })
-    .onConflict((oc) => oc.columns(['agent_id', 'day']).doUpdateSet({ tx_count: sql`agent_tx_daily_usage.tx_count + 1` })
-      .where(sql<boolean>`${r.caps.maxCount}::int IS NULL OR agent_tx_daily_usage.tx_count + 1 <= ${r.caps.maxCount}::int`))
-    .returning(sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day')).executeTakeFirst();
-  if (!counted) throw new FamilyCapRefused('tx_max_per_day');
-  const row = await q.insertInto('agent_transactions').values({
-    id: r.id, org_id: r.orgId, agent_id: r.agentId, family: r.family, chain: r.chain, chain_id: r.chainId, from_address: r.from, to_address: r.to,
-    value_wei: r.value, status: r.status, signed_tx: r.signedTx, tx_hash: r.txHash, fee_native: r.fee, details: r.details,
-    idempotency_key: r.idempotencyKey, request_digest: r.requestDigest, created_by: r.createdBy, reserved_day: sql`${counted.day}::date`, signed_at: sql`now()`,
-  }).returning(TRANSACTION_COLUMNS).executeTakeFirstOrThrow();
-  if (r.spends.length > 0) {
-    const taken = await q.insertInto('bitcoin_spent_outpoints').values(r.spends.map((o) => ({ chain_id: r.chainId, outpoint: o, transaction_id: r.id })))
-      .onConflict((oc) => oc.doNothing()).returning('outpoint').execute();
-    if (taken.length !== r.spends.length) throw new OutpointTaken();
-  }
-  if (r.event) await emitEvent(tx, r.orgId, 'agent.transaction.signed', r.event);
-  return row;
-}
+import type { TransactionStatus } from '../transactions/transaction-repository.ts';
 
 /**
  * The coins of `from` that its recorded, still open transactions on this network spend (never

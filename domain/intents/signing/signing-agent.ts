@@ -1,4 +1,4 @@
-// The Intents API's first read, on its hot path: the agent, its active EVM key and the chain the
+// The Intents API's first read, on its hot path: the agent, its active key (EVM's, or a family's) and the chain the
 // request names, in one prepared statement on the hot pool (signing-agent-repository.ts) instead
 // of three queries through the ORM. The row versions (xmin) of the three rows come with it: a
 // caller that serves a later request from a cached copy (SigningAgentCache) checks them in the
@@ -21,10 +21,10 @@ export type SigningAgent = {
   guard: SigningAgentGuard | null;
 };
 
-/** The agent of `orgId` (404 otherwise), its active ethereum key or null, and the chain `chain` finds or null. */
-export async function signingAgent(hot: HotReads, orgId: string, agentId: string, chain: ChainKey | null): Promise<SigningAgent> {
+/** The agent of `orgId` (404 otherwise), its active key of `keyChain` (EVM: ethereum) or null, and the chain `chain` finds or null. */
+export async function signingAgent(hot: HotReads, orgId: string, agentId: string, chain: ChainKey | null, keyChain = 'ethereum'): Promise<SigningAgent> {
   if (!isUuid(agentId)) throw notFound('Agent');
-  const row = await readSigningAgent(hot, orgId, agentId, chain);
+  const row = await readSigningAgent(hot, orgId, agentId, chain, keyChain);
   if (!row) throw notFound('Agent');
   // The key and chain keep their xmin beside their fields; only the guard reads it.
   const { active_key: key, chain: found, agent_xmin: agentXmin, ...agent } = row;

@@ -6,19 +6,22 @@
 // never take these bytes. Node calls: bitcoin-node.ts (btcd with --txindex --addrindex).
 import * as bitcoin from 'bitcoinjs-lib';
 import { ChainRpcError } from '../../../chains/rpc-errors.ts';
-import { invalidField } from '../../../errors.ts';
+import { Problem, invalidField } from '../../../errors.ts';
 import type {
   BroadcastVerdict, ChainFamily, FamilyNetwork, FamilySender, PayloadSigner, SignedTransfer, SpendContext, TransferIntent, TransferStatus,
 } from '../chain-family.ts';
 import { bitcoinNetworkOf, destinationOf, p2wpkhAddress, p2wpkhScript } from './bitcoin-network.ts';
 import { BitcoinNode } from './bitcoin-node.ts';
 import { refusalKind } from './broadcast-refusals.ts';
-import { outpointOf, selectCoins, DEFAULT_MAX_INPUTS } from './coin-selection.ts';
+import { outpointOf, selectCoins, DEFAULT_MAX_INPUTS, type Utxo } from './coin-selection.ts';
 import { signTransfer as signBitcoinTransfer, type TransferOutput } from './signed-transaction.ts';
 import { checkRequestedFeeRate, DEFAULT_FEE_RATE_POLICY, effectiveFeeRate, feeFor, type FeeRatePolicy } from './transaction-size.ts';
 
 /** How long a node's fee-rate estimate is kept. */
 const FEE_ESTIMATE_TTL_MS = 30_000;
+/** How long an address's listed coins serve sign-only transfers (each coin is still checked unspent every time). */
+const LISTING_TTL_MS = 5_000;
+const LISTINGS_MAX = 10_000;
 
 export type BitcoinFamilyOptions = {
   /** Floor and cap of the fee rate in sat/vB (default 1 and 500). */
@@ -43,6 +46,8 @@ export class BitcoinFamily implements ChainFamily {
   private readonly timeoutMs: number | undefined;
   private readonly maxInputs: number;
   private readonly estimates = new Map<string, { at: number; rate: number | null }>();
+  /** Sign-only's kept coin listings (history reads), by network, node and address. */
+  private readonly listings = new Map<string, { at: number; unspent: Utxo[] }>();
 
   constructor(opts: BitcoinFamilyOptions = {}) {
     this.policy = opts.feeRate ?? DEFAULT_FEE_RATE_POLICY;
@@ -93,15 +98,27 @@ export class BitcoinFamily implements ChainFamily {
     const node = this.node(net);
     const requested = intent.feeRateSatPerVbyte;
     const senderScript = p2wpkhScript(from.publicKey);
-    // The two reads side by side: the estimate (kept a little while) and the sender's coins.
-    const [estimate, { unspent }] = await Promise.all([
+    const listingKey = `${net.name} ${net.rpcUrl} ${from.address}`;
+    const kept = spend.signOnly ? this.listings.get(listingKey) : undefined;
+    const listed = kept && Date.now() - kept.at < LISTING_TTL_MS ? kept.unspent : null;
+    // The two reads side by side: the estimate (kept a little while) and the sender's coins (for
+    // sign-only, the listing of moments ago with each coin checked again: one batched gettxout).
+    const [estimate, unspent] = await Promise.all([
       requested === undefined ? this.estimate(net, node) : Promise.resolve(null),
-      node.coins(from.address, senderScript),
+      listed ? node.stillUnspent(listed) : this.freshCoins(node, listingKey, from.address, senderScript),
     ]);
     const feeRate = requested !== undefined
       ? checkRequestedFeeRate(requested, this.policy)
       : effectiveFeeRate(estimate, this.fallbackFeeRate, this.policy);
-    const chosen = selectCoins({ utxos: unspent, reserved: spend.reservedOutpoints, amount: intent.amount, destination: to.kind, feeRate, maxInputs: this.maxInputs });
+    const select = (utxos: Utxo[]) => selectCoins({ utxos, reserved: spend.reservedOutpoints, amount: intent.amount, destination: to.kind, feeRate, maxInputs: this.maxInputs });
+    let chosen: ReturnType<typeof selectCoins>;
+    try {
+      chosen = select(unspent);
+    } catch (e) {
+      // A kept listing misses coins received since: a refusal is only believed on a fresh one.
+      if (!listed || !(e instanceof Problem)) throw e;
+      chosen = select(await this.freshCoins(node, listingKey, from.address, senderScript));
+    }
     const outputs: TransferOutput[] = [{ script: to.script, value: intent.amount }];
     if (chosen.change > 0n) outputs.push({ script: senderScript, value: chosen.change });
     const signed = await signBitcoinTransfer({ publicKey: from.publicKey, senderScript, inputs: chosen.inputs, outputs, network }, sign);
@@ -126,6 +143,14 @@ export class BitcoinFamily implements ChainFamily {
         rbf: true,
       },
     };
+  }
+
+  /** The sender's coins read afresh (history, then the UTXO set); the listing is kept for sign-only. */
+  private async freshCoins(node: BitcoinNode, listingKey: string, address: string, script: Uint8Array): Promise<Utxo[]> {
+    const listed = await node.listedCoins(address, script);
+    if (this.listings.size >= LISTINGS_MAX) this.listings.delete(this.listings.keys().next().value!);
+    this.listings.set(listingKey, { at: Date.now(), unspent: listed.unspent });
+    return node.stillUnspent(listed.unspent);
   }
 
   async broadcast(net: FamilyNetwork, raw: string): Promise<BroadcastVerdict> {

@@ -53,24 +53,33 @@ export class BitcoinNode {
 
   /** The address's coins (script: its output script), each still in the node's UTXO set or mempool. */
   async coins(address: string, script: Uint8Array): Promise<AddressCoins> {
+    const listed = await this.listedCoins(address, script);
+    return { unspent: await this.stillUnspent(listed.unspent), confirmedBalance: listed.confirmedBalance };
+  }
+
+  /** The address's coins as its history lists them (not yet checked against the UTXO set). */
+  async listedCoins(address: string, script: Uint8Array): Promise<AddressCoins> {
     const history = await this.history(address);
-    let coins: AddressCoins;
     try {
-      coins = coinsOf(script, history);
+      return coinsOf(script, history);
     } catch {
       throw this.rpc.malformed('searchrawtransactions (transaction bytes)');
     }
+  }
+
+  /** The coins of `listed` still in the node's UTXO set or mempool, with their current confirmations. */
+  async stillUnspent(listed: readonly Utxo[]): Promise<Utxo[]> {
     const checked: Utxo[] = [];
     // One batch request: the history was read in pages, a block may have spent a coin meanwhile.
-    for (let i = 0; i < coins.unspent.length; i += PAGE) {
-      const slice = coins.unspent.slice(i, i + PAGE);
+    for (let i = 0; i < listed.length; i += PAGE) {
+      const slice = listed.slice(i, i + PAGE);
       const outs = await this.txOuts(slice, true);
       slice.forEach((u, k) => {
         const o = outs[k];
         if (o) checked.push({ ...u, confirmations: o.confirmations, coinbase: o.coinbase });
       });
     }
-    return { unspent: checked, confirmedBalance: coins.confirmedBalance };
+    return checked;
   }
 
   /** gettxout for each outpoint: null when spent on the chain or unknown. */

@@ -8,12 +8,14 @@ import { SolanaRpc, type SolanaRpcOptions } from './solana-rpc.ts';
 import { signTransaction } from './solana-signing.ts';
 import { broadcastTransaction, transactionStatus } from './solana-tracking.ts';
 import { buildTransfer } from './solana-transfer.ts';
+import { SolanaChainFacts } from './solana-chain-facts.ts';
 
 export class SolanaFamily implements ChainFamily {
   readonly family = 'solana' as const;
   readonly curve = 'ed25519' as const;
   readonly unit = { symbol: 'SOL', decimals: 9, smallest: 'lamport' };
   private readonly rpcOptions: SolanaRpcOptions;
+  private readonly facts = new SolanaChainFacts();
 
   constructor(opts: SolanaRpcOptions = {}) {
     this.rpcOptions = opts;
@@ -38,8 +40,8 @@ export class SolanaFamily implements ChainFamily {
   }
 
   /** No coins to reserve on Solana: the blockhash, not a nonce or an outpoint, orders nothing (`spends` is empty). */
-  async signTransfer(net: FamilyNetwork, from: FamilySender, intent: TransferIntent, _spend: SpendContext, sign: PayloadSigner): Promise<SignedTransfer> {
-    const unsigned = await buildTransfer(this.rpc(net), net, from, intent);
+  async signTransfer(net: FamilyNetwork, from: FamilySender, intent: TransferIntent, spend: SpendContext, sign: PayloadSigner): Promise<SignedTransfer> {
+    const unsigned = await buildTransfer(this.rpc(net), net, from, intent, this.facts, spend.signOnly === true);
     const { raw, signature } = await signTransaction(unsigned.transaction, from, sign);
     return { raw, txHash: signature, fee: unsigned.fee, spends: [], details: unsigned.details };
   }

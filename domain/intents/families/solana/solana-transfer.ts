@@ -15,6 +15,7 @@ import type { FamilyNetwork, FamilySender, TransferIntent } from '../chain-famil
 import { isSolanaAddress, solanaAddressBytes } from './solana-address.ts';
 import { belowRentExemption, dustLeft, insufficientSol, insufficientTokens } from './solana-problems.ts';
 import type { SolanaRpc } from './solana-rpc.ts';
+import { SolanaChainFacts } from './solana-chain-facts.ts';
 import { readTokenAccounts } from './solana-token-accounts.ts';
 
 const U64_MAX = (1n << 64n) - 1n;
@@ -38,8 +39,13 @@ function checkIntent(intent: TransferIntent): void {
   if (intent.tokenMint !== undefined && !isSolanaAddress(intent.tokenMint)) throw invalidField('token_mint', 'must be a Solana address (base58 of 32 bytes)');
 }
 
-/** The transfer `intent` asks for, unsigned, with its fee, or a 4xx problem for what can never go. */
-export async function buildTransfer(rpc: SolanaRpc, net: FamilyNetwork, sender: FamilySender, intent: TransferIntent): Promise<UnsignedTransfer> {
+/**
+ * The transfer `intent` asks for, unsigned, with its fee, or a 4xx problem for what can never go.
+ * `facts` keeps the rent minimum, and for a sign-only transfer (`signOnly`) the blockhash and the
+ * fee, briefly (solana-chain-facts.ts): then the node is asked once, for the two balances.
+ */
+export async function buildTransfer(rpc: SolanaRpc, net: FamilyNetwork, sender: FamilySender, intent: TransferIntent,
+  facts: SolanaChainFacts = new SolanaChainFacts(), signOnly = false): Promise<UnsignedTransfer> {
   checkIntent(intent);
   const from = new PublicKey(sender.publicKey);
   const to = new PublicKey(solanaAddressBytes(intent.to, 'to'));
@@ -47,11 +53,11 @@ export async function buildTransfer(rpc: SolanaRpc, net: FamilyNetwork, sender: 
 
   // Everything the chain decides, asked in parallel.
   const [{ blockhash, lastValidBlockHeight }, balances, rentZero, token, ataRent] = await Promise.all([
-    rpc.latestBlockhash(),
+    facts.latestBlockhash(rpc, net, signOnly),
     rpc.accounts([from.toBase58(), to.toBase58()]),
-    rpc.rentExemptMinimum(0),
+    facts.rentExemptMinimum(rpc, net, 0),
     intent.tokenMint === undefined ? null : readTokenAccounts(rpc, from, to, intent.tokenMint, intent.tokenDecimals),
-    intent.tokenMint === undefined ? 0n : rpc.rentExemptMinimum(ACCOUNT_SIZE),
+    intent.tokenMint === undefined ? 0n : facts.rentExemptMinimum(rpc, net, ACCOUNT_SIZE),
   ]);
   const balance = balances[0]?.lamports ?? 0n;
 
@@ -84,7 +90,9 @@ export async function buildTransfer(rpc: SolanaRpc, net: FamilyNetwork, sender: 
   const reference = new PublicKey(randomBytes(32));
   instructions[instructions.length - 1]!.keys.push({ pubkey: reference, isSigner: false, isWritable: false });
   const transaction = new Transaction({ feePayer: from, blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) }).add(...priority, ...instructions);
-  const fee = await rpc.feeForMessage(transaction.serializeMessage().toString('base64'));
+  // The fee depends on the message's shape (signatures, instructions, compute-unit price), not its blockhash.
+  const shape = `${priority.length}+${instructions.length}:${intent.computeUnitPrice ?? 0n}`;
+  const fee = await facts.feeForMessage(rpc, net, shape, () => transaction.serializeMessage().toString('base64'), signOnly);
   const required = sol + fee;
   if (balance < required) {
     throw insufficientSol(net.name, sender.address, balance, required, token === null ? 'the value plus the fee' : sol > 0n ? "the fee plus the rent of the recipient's new token account" : 'the fee');
