@@ -22,11 +22,26 @@ export function ed25519Sign(message: Uint8Array, seed: Uint8Array): Buffer {
   return sign(null, message, privateKeyOf(seed));
 }
 
+/** Public KeyObjects by key (hex): public, so kept; parsing one costs as much as a verification. */
+const publicKeys = new Map<string, KeyObject>();
+const PUBLIC_KEYS_MAX = 10_000;
+
+function publicKeyOf(publicKey: Uint8Array): KeyObject {
+  const hex = Buffer.from(publicKey).toString('hex');
+  let key = publicKeys.get(hex);
+  if (!key) {
+    key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+    if (publicKeys.size >= PUBLIC_KEYS_MAX) publicKeys.delete(publicKeys.keys().next().value!);
+    publicKeys.set(hex, key);
+  }
+  return key;
+}
+
 /** Whether `signature` is the key's over `message`; false (never a throw) for malformed input. */
 export function ed25519Verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
   if (signature.length !== 64 || publicKey.length !== 32) return false;
   try {
-    return verify(null, message, createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' }), signature);
+    return verify(null, message, publicKeyOf(publicKey), signature);
   } catch {
     return false;
   }

@@ -16,6 +16,7 @@ import { selectCoins } from '../../domain/intents/families/bitcoin/coin-selectio
 import { signTransfer as signBitcoin } from '../../domain/intents/families/bitcoin/signed-transaction.ts';
 import { SolanaRpc } from '../../domain/intents/families/solana/solana-rpc.ts';
 import { buildTransfer } from '../../domain/intents/families/solana/solana-transfer.ts';
+import { SolanaChainFacts } from '../../domain/intents/families/solana/solana-chain-facts.ts';
 import { signTransaction } from '../../domain/intents/families/solana/solana-signing.ts';
 import * as bitcoin from 'bitcoinjs-lib';
 import { startBtcdNode } from '../helpers/btcd-node.ts';
@@ -56,7 +57,9 @@ async function bitcoinSteps(): Promise<string> {
       const t0 = performance.now();
       const estimate = await timed(steps, 'estimatefee (btcd has none: an error answer)', () => btc.feeRateEstimate(6));
       const script = p2wpkhScript(publicKey);
-      const { unspent } = await timed(steps, 'coins: searchrawtransactions + gettxout batch (2 RPCs)', () => btc.coins(address, script));
+      await timed(steps, 'coins of a submit: searchrawtransactions + gettxout batch (2 RPCs)', () => btc.coins(address, script));
+      const listed = (await btc.listedCoins(address, script)).unspent;
+      const unspent = await timed(steps, 'coins of a sign-only: gettxout batch of the kept listing (1 RPC)', () => btc.stillUnspent(listed));
       const chosen = await timed(steps, 'selectCoins', () => selectCoins({ utxos: unspent, reserved: new Set(), amount: 100_000n, destination: 'p2wpkh', feeRate: estimate ?? 1, maxInputs: 500 }));
       const outputs = [{ script: to.output!, value: 100_000n }, { script, value: chosen.change }];
       await timed(steps, 'PSBT, sign (libsecp256k1), verify twice, finalize', () => signBitcoin({ publicKey, senderScript: script, inputs: chosen.inputs, outputs, network: bitcoin.networks.regtest }, sign));
@@ -86,20 +89,22 @@ async function solanaSteps(): Promise<string> {
     const privateKey = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
     const publicKeyObject = createPublicKey(privateKey);
     const t: Timings = new Map();
+    const facts = new SolanaChainFacts();
     for (let i = 0; i < RUNS + RUNS / 10; i++) {
       const steps: Timings = i < RUNS / 10 ? new Map() : t;
       const rpc = new SolanaRpc(net);
+      await timed(steps, 'buildTransfer of a submit: 4 RPCs (3 parallel, then getFeeForMessage)', () => buildTransfer(rpc, net, sender, { to, amount: 1_000_000n }, facts, false));
       const t0 = performance.now();
-      const unsigned = await timed(steps, 'buildTransfer: 4 RPCs (3 parallel, then getFeeForMessage)', () => buildTransfer(rpc, net, sender, { to, amount: 1_000_000n }));
-      await timed(steps, 'signTransaction: sign, verify, verifySignatures, serialize', () => signTransaction(unsigned.transaction, sender, sign));
+      const unsigned = await timed(steps, 'buildTransfer of a sign-only: 1 RPC (balances; blockhash, rent and fee kept)', () => buildTransfer(rpc, net, sender, { to, amount: 1_000_000n }, facts, true));
+      await timed(steps, 'signTransaction: sign, verify, serialize', () => signTransaction(unsigned.message, sender, sign));
       const total = steps.get('total (build + signTransaction)') ?? [];
       total.push(performance.now() - t0);
       steps.set('total (build + signTransaction)', total);
       await timed(steps, 'getLatestBlockhash alone (one RPC round trip)', () => rpc.latestBlockhash());
-      const message = unsigned.transaction.serializeMessage();
+      const message = unsigned.message.serialize();
       const signature = await timed(steps, 'noble ed25519.sign (as the local key backend)', () => sign(message));
       await timed(steps, 'noble ed25519.verify (the path does 3)', () => ed25519.verify(signature, message, publicKey));
-      await timed(steps, 'Transaction.serializeMessage (the path does 4)', () => unsigned.transaction.serializeMessage());
+      await timed(steps, 'Message.serialize (the path does 2)', () => unsigned.message.serialize());
       await timed(steps, 'alternative: node:crypto Ed25519 sign', () => cryptoSign(null, message, privateKey));
       await timed(steps, 'alternative: node:crypto Ed25519 verify', () => cryptoVerify(null, message, publicKeyObject, Buffer.from(signature)));
     }

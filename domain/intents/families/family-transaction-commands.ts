@@ -195,7 +195,7 @@ export class FamilyTransactionCommands {
 
   /** The family builds and signs once; chain trouble becomes the API's 503/422 as on EVM. */
   private async signOnce(network: ResolvedNetwork, key: FamilyKey, from: string, intent: TransferIntent, mode: TransactionMode): Promise<SignedTransfer> {
-    const reserved = network.name === 'bitcoin' ? await reservedOutpoints(this.d.db(), network.net.chainId, from) : new Set<string>();
+    const reserved = network.name === 'bitcoin' ? await reservedOutpoints(this.d.hot, network.net.chainId, from) : new Set<string>();
     try {
       return await network.family.signTransfer(network.net, { publicKey: key.sender.publicKey, address: from }, intent,
         { reservedOutpoints: reserved, signOnly: mode === 'sign_only' }, key.sign);

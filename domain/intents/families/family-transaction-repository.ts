@@ -5,16 +5,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import { query } from '../../../db/query.ts';
 import type { TransactionStatus } from '../transactions/transaction-repository.ts';
+import type { HotReads } from '../../../db/hot-reads.ts';
 
 /**
  * The coins of `from` that its recorded, still open transactions on this network spend (never
  * offered to a new transfer). Only open ones: a confirmed spend is on chain, and the node offers
- * its coins no more (settleFamilyTransaction also drops its rows).
+ * its coins no more (settleFamilyTransaction also drops its rows). A prepared statement of the hot
+ * pool: every Bitcoin transfer asks it.
  */
-export async function reservedOutpoints(em: EntityManager, chainId: number, from: string): Promise<Set<string>> {
-  const rows = await query(em).selectFrom('bitcoin_spent_outpoints as o').innerJoin('agent_transactions as t', 't.id', 'o.transaction_id')
-    .select('o.outpoint').where('o.chain_id', '=', chainId).where('t.chain_id', '=', chainId).where('t.from_address', '=', from)
-    .where('t.status', 'in', ['signed', 'broadcast']).execute();
+export async function reservedOutpoints(hot: HotReads, chainId: number, from: string): Promise<Set<string>> {
+  const rows = await hot.all<{ outpoint: string }>('family-reserved-outpoints', `SELECT o.outpoint FROM bitcoin_spent_outpoints o
+    JOIN agent_transactions t ON t.id = o.transaction_id
+    WHERE o.chain_id = $1 AND t.chain_id = $1 AND t.from_address = $2 AND t.status IN ('signed', 'broadcast')`, [chainId, from]);
   return new Set(rows.map((r) => r.outpoint));
 }
 

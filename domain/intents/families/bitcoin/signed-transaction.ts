@@ -1,7 +1,7 @@
 // Builds the transfer as a PSBT (bitcoinjs-lib) from the selected coins and has every input signed
 // through the family's PayloadSigner, so the key stays in the KMS: bitcoinjs-lib computes each
-// input's BIP-143 digest, the KMS signs it (64-byte r‖s), and the signature is checked against the
-// agent's public key before the PSBT is finalized. Version 2, locktime 0, every input RBF-signalling
+// input's BIP-143 digest, the KMS signs it (64-byte r‖s), and the signature is checked against that
+// digest and the agent's public key before the PSBT is finalized. Version 2, locktime 0, every input RBF-signalling
 // (nSequence 0xfffffffd). Signing is one input at a time: KMS sessions are not asked to run in parallel.
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
@@ -60,9 +60,8 @@ export async function signTransfer(t: UnsignedTransfer, sign: PayloadSigner): Pr
     throw failure ?? e;
   }
   if (failure !== null) throw failure;
-  if (!psbt.validateSignaturesOfAllInputs((pubkey, msghash, signature) => ecc.verify(msghash, pubkey, signature, true))) {
-    throw new Error('A Bitcoin input signature does not verify against the agent\'s public key');
-  }
+  // Each signature was verified against the digest bitcoinjs-lib computed for its input
+  // (signDigest): validateSignaturesOfAllInputs would compute every digest again to check the same.
   psbt.finalizeAllInputs();
   const tx = psbt.extractTransaction();
   const fee = t.inputs.reduce((s, u) => s + u.value, 0n) - t.outputs.reduce((s, o) => s + o.value, 0n);

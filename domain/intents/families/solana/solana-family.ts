@@ -42,7 +42,7 @@ export class SolanaFamily implements ChainFamily {
   /** No coins to reserve on Solana: the blockhash, not a nonce or an outpoint, orders nothing (`spends` is empty). */
   async signTransfer(net: FamilyNetwork, from: FamilySender, intent: TransferIntent, spend: SpendContext, sign: PayloadSigner): Promise<SignedTransfer> {
     const unsigned = await buildTransfer(this.rpc(net), net, from, intent, this.facts, spend.signOnly === true);
-    const { raw, signature } = await signTransaction(unsigned.transaction, from, sign);
+    const { raw, signature } = await signTransaction(unsigned.message, from, sign);
     return { raw, txHash: signature, fee: unsigned.fee, spends: [], details: unsigned.details };
   }
 

@@ -5,7 +5,7 @@
 // Every signature is verified against the sender's public key before it leaves: a KMS answering
 // for the wrong key must not produce bytes the chain would refuse (or worse, accept elsewhere).
 import { ed25519Verify } from '../../../crypto/ed25519-openssl.ts';
-import { PublicKey, VersionedMessage, VersionedTransaction, type Transaction } from '@solana/web3.js';
+import { PublicKey, VersionedMessage, VersionedTransaction, type Message } from '@solana/web3.js';
 import { badRequest } from '../../../errors.ts';
 import type { FamilySender, PayloadSigner } from '../chain-family.ts';
 import { base58Encode } from './base58.ts';
@@ -30,15 +30,22 @@ async function signedBy(sender: FamilySender, message: Uint8Array, sign: Payload
   return signature;
 }
 
-/** Signs the family's own transaction (fee payer = sender, the only signer): wire bytes (base64) and the base58 signature. */
-export async function signTransaction(tx: Transaction, sender: FamilySender, sign: PayloadSigner): Promise<{ raw: string; signature: string }> {
-  const feePayer = new PublicKey(sender.publicKey);
-  if (!tx.feePayer?.equals(feePayer)) throw new Error('The transaction to sign does not have the sender as fee payer');
-  // signedBy verified the signature over exactly these message bytes: web3.js need not verify it
-  // again (twice more, in noble), only serialize.
-  const signature = await signedBy(sender, tx.serializeMessage(), sign);
-  tx.addSignature(feePayer, Buffer.from(signature));
-  return { raw: tx.serialize({ verifySignatures: false }).toString('base64'), signature: base58Encode(signature) };
+/**
+ * Signs the family's own transfer, a compiled legacy message whose fee payer (first account, the
+ * only signer) is the sender: the wire bytes (base64: one signature, then the message) and the
+ * base58 signature, the transaction's id. The message was compiled once (solana-transfer.ts) and
+ * is signed as those very bytes: no second compile, no second verification in web3.js.
+ */
+export async function signTransaction(message: Message, sender: FamilySender, sign: PayloadSigner): Promise<{ raw: string; signature: string }> {
+  if (message.header.numRequiredSignatures !== 1 || !Buffer.from(message.accountKeys[0]!.toBytes()).equals(Buffer.from(sender.publicKey))) {
+    throw new Error('The transaction to sign does not have the sender as its fee payer and only signer');
+  }
+  const messageBytes = message.serialize();
+  const signature = await signedBy(sender, messageBytes, sign);
+  // The wire format: a compact-u16 count of signatures (1: one byte), the signatures, the message.
+  const wire = Buffer.concat([Buffer.from([1]), signature, messageBytes]);
+  if (wire.length > MAX_TRANSACTION_BYTES) throw new Error(`The transfer came out at ${wire.length} bytes, over Solana's ${MAX_TRANSACTION_BYTES}`);
+  return { raw: wire.toString('base64'), signature: base58Encode(signature) };
 }
 
 /** Whether `bytes` read as a Solana transaction message (legacy or versioned). */

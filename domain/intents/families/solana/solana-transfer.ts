@@ -8,7 +8,7 @@
 // The reference also finds the transaction by address (getSignaturesForAddress). The node prices the compiled message (getFeeForMessage); funds are checked
 // against amount + fee (+ rent of a new token account) before anything is signed.
 import { randomBytes } from 'node:crypto';
-import { ComputeBudgetProgram, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from '@solana/web3.js';
+import { ComputeBudgetProgram, PublicKey, SystemProgram, TransactionMessage, type Message, type TransactionInstruction } from '@solana/web3.js';
 import { ACCOUNT_SIZE, createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction } from '@solana/spl-token';
 import { invalidField, Problem } from '../../../errors.ts';
 import type { FamilyNetwork, FamilySender, TransferIntent } from '../chain-family.ts';
@@ -21,7 +21,8 @@ import { readTokenAccounts } from './solana-token-accounts.ts';
 const U64_MAX = (1n << 64n) - 1n;
 
 export type UnsignedTransfer = {
-  transaction: Transaction;
+  /** The compiled legacy message (fee payer first), signed as its serialized bytes. */
+  message: Message;
   fee: bigint;
   blockhash: string;
   lastValidBlockHeight: bigint;
@@ -54,7 +55,7 @@ export async function buildTransfer(rpc: SolanaRpc, net: FamilyNetwork, sender: 
   // Everything the chain decides, asked in parallel.
   const [{ blockhash, lastValidBlockHeight }, balances, rentZero, token, ataRent] = await Promise.all([
     facts.latestBlockhash(rpc, net, signOnly),
-    rpc.accounts([from.toBase58(), to.toBase58()]),
+    rpc.accounts([sender.address, intent.to]),
     facts.rentExemptMinimum(rpc, net, 0),
     intent.tokenMint === undefined ? null : readTokenAccounts(rpc, from, to, intent.tokenMint, intent.tokenDecimals),
     intent.tokenMint === undefined ? 0n : facts.rentExemptMinimum(rpc, net, ACCOUNT_SIZE),
@@ -89,10 +90,12 @@ export async function buildTransfer(rpc: SolanaRpc, net: FamilyNetwork, sender: 
 
   const reference = new PublicKey(randomBytes(32));
   instructions[instructions.length - 1]!.keys.push({ pubkey: reference, isSigner: false, isWritable: false });
-  const transaction = new Transaction({ feePayer: from, blockhash, lastValidBlockHeight: Number(lastValidBlockHeight) }).add(...priority, ...instructions);
+  // Compiled once (TransactionMessage: web3.js's Transaction would compile again on every
+  // serialize, sorting its accounts by their base58 text).
+  const message = new TransactionMessage({ payerKey: from, recentBlockhash: blockhash, instructions: [...priority, ...instructions] }).compileToLegacyMessage();
   // The fee depends on the message's shape (signatures, instructions, compute-unit price), not its blockhash.
   const shape = `${priority.length}+${instructions.length}:${intent.computeUnitPrice ?? 0n}`;
-  const fee = await facts.feeForMessage(rpc, net, shape, () => transaction.serializeMessage().toString('base64'), signOnly);
+  const fee = await facts.feeForMessage(rpc, net, shape, () => Buffer.from(message.serialize()).toString('base64'), signOnly);
   const required = sol + fee;
   if (balance < required) {
     throw insufficientSol(net.name, sender.address, balance, required, token === null ? 'the value plus the fee' : sol > 0n ? "the fee plus the rent of the recipient's new token account" : 'the fee');
@@ -100,7 +103,7 @@ export async function buildTransfer(rpc: SolanaRpc, net: FamilyNetwork, sender: 
   const left = balance - required;
   if (left > 0n && left < rentZero) throw dustLeft(net.name, sender.address, left, rentZero);
   return {
-    transaction, fee, blockhash, lastValidBlockHeight,
+    message, fee, blockhash, lastValidBlockHeight,
     details: {
       ...details, reference: reference.toBase58(), blockhash, lastValidBlockHeight: Number(lastValidBlockHeight),
       ...(intent.computeUnitPrice ? { computeUnitPrice: intent.computeUnitPrice.toString() } : {}),
