@@ -30,6 +30,7 @@ export class FamilySigner {
   private readonly verified = new Set<string>();
   /** Handles decrypted from `__agent-keys`, by key id (a key's handle never changes; whether the key is still active is read every time). */
   private readonly handles = new Map<string, SigningKeyRef>();
+  private readonly senderKeys = new Map<string, { hex: string; key: Buffer }>();
 
   constructor(deps: { db: () => EntityManager; kms: Kms }) {
     this.d = deps;
@@ -45,9 +46,19 @@ export class FamilySigner {
     const row = preloaded !== undefined ? preloaded : await activeSigningKey(em, agent.org_id, agent.id, family);
     const ref = row ? this.handles.get(row.id) ?? await this.readHandle(em, agent.org_id, row) : null;
     if (!row || !ref) throw new Problem(404, `The agent has no active ${family} signing key: an owner or admin creates one with POST /v1/agents/{agent_id}/signing-keys {"chain":"${family}"}`);
-    const pub = hexBytes(row.public_key);
-    const publicKey = row.curve === 'ed25519' ? pub : Buffer.from(secp256k1.ProjectivePoint.fromHex(pub).toRawBytes(true));
+    const publicKey = this.senderKeyOf(row);
     return { row, sender: { publicKey, address: row.address }, sign: (payload) => this.signWith(row, ref, Buffer.from(payload)) };
+  }
+
+  /** The sender's public key as the family takes it (secp256k1: compressed), kept per key: a point decompression per request costs. */
+  private senderKeyOf(row: FamilyKeyFacts): Buffer {
+    const kept = this.senderKeys.get(row.id);
+    if (kept && kept.hex === row.public_key) return kept.key;
+    const pub = hexBytes(row.public_key);
+    const key = row.curve === 'ed25519' ? pub : Buffer.from(secp256k1.ProjectivePoint.fromHex(pub).toRawBytes(true));
+    if (this.senderKeys.size >= HANDLE_CACHE_MAX) this.senderKeys.delete(this.senderKeys.keys().next().value!);
+    this.senderKeys.set(row.id, { hex: row.public_key, key });
+    return key;
   }
 
   private async readHandle(em: EntityManager, orgId: string, row: FamilyKeyFacts): Promise<SigningKeyRef | null> {

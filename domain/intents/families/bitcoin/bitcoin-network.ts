@@ -36,11 +36,21 @@ export function p2wpkhAddress(publicKey: Uint8Array, network: bitcoin.Network): 
   return p2wpkhPayment(publicKey, network).address!;
 }
 
+/** Payments by network and key: every transfer derives its sender's script and address, and the point check costs. */
+const payments = new Map<string, bitcoin.Payment>();
+const PAYMENTS_MAX = 10_000;
+
 function p2wpkhPayment(publicKey: Uint8Array, network: bitcoin.Network): bitcoin.Payment {
+  const key = `${network.bech32}:${Buffer.from(publicKey).toString('hex')}`;
+  const kept = payments.get(key);
+  if (kept) return kept;
   if (publicKey.length !== 33 || !ecc.isPointCompressed(publicKey)) {
     throw new Error('A Bitcoin P2WPKH address needs a 33-byte compressed secp256k1 public key');
   }
-  return bitcoin.payments.p2wpkh({ pubkey: publicKey, network });
+  const payment = bitcoin.payments.p2wpkh({ pubkey: publicKey, network });
+  if (payments.size >= PAYMENTS_MAX) payments.delete(payments.keys().next().value!);
+  payments.set(key, payment);
+  return payment;
 }
 
 /** The output `address` stands for on `network`, or null when it is not a standard destination there. */
