@@ -3,8 +3,10 @@
 // addresses from public keys, reads balances, builds a transfer from the request (fetching what
 // the chain decides: coins and fee rate, a recent blockhash …), has it signed through a callback
 // that reaches the KMS, and broadcasts and tracks the signed bytes. Amounts are always in the
-// family's smallest unit (sat, lamport). Adding a family = one folder implementing this + its
-// chains rows (`family` column) + its key curve in the KMS.
+// family's smallest unit (sat, lamport, wei). Adding a family = one folder implementing this + its
+// chains rows (`family` column) + its key curve in the KMS. EVM implements it too (evm/evm-family.ts):
+// its broadcasts go through it, while its Intents transactions keep their own stages on top
+// (per-sender nonce allocation, simulation, approvals: transactions/transaction-commands.ts).
 //
 // Signing goes through `PayloadSigner`: the family hands over exactly what its curve signs
 // (secp256k1: a 32-byte digest, answered as 64-byte compact r‖s, low-S; ed25519: the message

@@ -12,7 +12,7 @@
 //   receipt: broadcast → confirmed, or failed when mined but reverted.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Hex } from 'viem';
-import { ChainRpcError, isAlreadyKnown, isPermanentRejection, type ChainRpc } from '../../chains/chain-rpc.ts';
+import type { ChainRpc } from '../../chains/chain-rpc.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { endTransactionWithoutEffect } from './transaction-ending.ts';
 import { SenderQueue } from './nonce.ts';
@@ -22,13 +22,12 @@ import {
 } from './transaction-repository.ts';
 import { unsentOfSender } from './sender-repository.ts';
 import type { FamilyBroadcaster } from '../families/family-broadcaster.ts';
+import { EvmFamily, NONCE_AHEAD_REASON } from '../families/evm/evm-family.ts';
 
 export type SendOutcome = 'sent' | 'refused' | 'ended';
 export type ReceiptOutcome = 'pending' | 'confirmed' | 'failed' | 'ended';
 
 const OPEN = new Set(['signed', 'broadcast']);
-/** The node's word for a nonce above the one it expects next (EDR, geth, Nethermind, Besu …). */
-const NONCE_AHEAD = /nonce too high|nonce gap|future nonce|nonce is too high/i;
 /** A transaction broadcast less than this ago is not sent again (the workflow resends after a minute). */
 const RESEND_AFTER_MS = 30_000;
 /** Renumberings one send may go through before it hands the rest to a retry. */
@@ -41,6 +40,7 @@ export class Broadcaster {
   private readonly senders = new SenderQueue();
   /** Bitcoin and Solana rows go there (no nonces, no gas). */
   private readonly families: FamilyBroadcaster | null;
+  private readonly evm = new EvmFamily();
 
   constructor(em: () => EntityManager, rpc: ChainRpc, gaps: NonceGaps, families: FamilyBroadcaster | null = null) {
     this.em = em;
@@ -115,28 +115,22 @@ export class Broadcaster {
     return !now || !OPEN.has(now.status) ? (now?.status === 'failed' ? 'refused' : 'ended') : 'sent';
   }
 
-  /** One send of the row's bytes: 'ahead' when the node wants a lower nonce first. */
+  /**
+   * One send of the row's bytes through the EVM chain family (evm-family.ts: already known → sent,
+   * nonce ahead → wait, a permanent refusal → never): 'ahead' when the node wants a lower nonce first.
+   */
   private async sendBytes(t: TransactionRow): Promise<'sent' | 'refused' | 'ahead'> {
     await countBroadcastAttempt(this.em(), t.id);
-    try {
-      await this.rpc.sendRawTransaction(t.chain_id, t.signed_tx as Hex);
-    } catch (e) {
-      if (!(e instanceof ChainRpcError)) throw e; // unreachable node: the activity is retried
-      // "Already known", "nonce too low" …: it was sent before if the node knows our hash (a
-      // node without a full transaction index may still have its receipt).
-      if (!await this.known(t)) {
-        if (NONCE_AHEAD.test(e.message)) return 'ahead';
-        if (!isPermanentRejection(e) && !isAlreadyKnown(e)) throw e; // a busy pool, an underpriced replacement: retried
-        await endTransactionWithoutEffect(this.em(), t.id, ['signed', 'broadcast'], `The node refused the transaction: ${e.message}`);
-        return 'refused';
-      }
+    const at = await this.rpc.endpointOf(t.chain_id);
+    const verdict = await this.evm.broadcast({ name: t.chain, chainId: t.chain_id, network: 'evm', rpcUrl: at.url, confirmations: 1 }, t.signed_tx!);
+    if (!verdict.sent) {
+      if (verdict.reason === NONCE_AHEAD_REASON) return 'ahead';
+      if (!verdict.permanent) throw new Error(verdict.reason); // not reached: the family throws what is worth retrying
+      await endTransactionWithoutEffect(this.em(), t.id, ['signed', 'broadcast'], `The node refused the transaction: ${verdict.reason}`);
+      return 'refused';
     }
     await this.markSent(t);
     return 'sent';
-  }
-
-  private async known(t: TransactionRow): Promise<boolean> {
-    return await this.rpc.transactionKnown(t.chain_id, t.tx_hash as Hex) || await this.rpc.receipt(t.chain_id, t.tx_hash as Hex) !== null;
   }
 
   private async markSent(t: TransactionRow): Promise<void> {
