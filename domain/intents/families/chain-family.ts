@@ -47,6 +47,8 @@ export type TransferIntent = {
   createRecipientTokenAccount?: boolean;
   /** Solana: micro-lamports per compute unit (priority fee). */
   computeUnitPrice?: bigint;
+  /** Tron TRC-20: the most TRX (in sun) the call may burn for energy (`fee_limit_sun`); absent → the family's default. */
+  feeLimitSun?: bigint;
 };
 
 /** Coins (or accounts) other requests are spending right now: the family must not pick them. */
