@@ -8,7 +8,7 @@
 import { ChainRpcError, ChainUnavailable, type UnavailableReason } from '../../../chains/rpc-errors.ts';
 import type { FamilyNetwork } from '../chain-family.ts';
 
-export type TronHttpOptions = { timeoutMs?: number; apiKey?: string };
+export type TronHttpOptions = { timeoutMs?: number };
 
 /** The head block as getnowblock answers it (only what a transaction's reference needs). */
 export type NowBlock = { blockID: string; number: bigint; timestamp: number };
@@ -46,12 +46,10 @@ export function nodeText(m: unknown): string | null {
 export class TronHttp {
   private readonly net: FamilyNetwork;
   private readonly timeoutMs: number;
-  private readonly apiKey: string | undefined;
 
   constructor(net: FamilyNetwork, opts: TronHttpOptions = {}) {
     this.net = net;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.apiKey = opts.apiKey;
   }
 
   private unavailable(path: string, reason: UnavailableReason, detail: string, status: number | null = null) {
@@ -66,7 +64,7 @@ export class TronHttp {
     try {
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.apiKey ? { 'TRON-PRO-API-KEY': this.apiKey } : {}) },
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.timeoutMs),
         redirect: 'manual',
