@@ -79,7 +79,7 @@ describe('generate and read', () => {
   test('generate without chains: every family the deployment supports, ethereum, bitcoin and solana; the bitcoin wallet is kept', async () => {
     const r = await call('POST', `${W}/generate`, { token: owner.token, body: {} });
     expect(r.status).toBe(201);
-    expect(r.body.wallets.map((w: any) => w.chain)).toEqual(['ethereum', 'bitcoin', 'solana']);
+    expect(r.body.wallets.map((w: any) => w.chain)).toEqual(['ethereum', 'bitcoin', 'solana', 'tron']);
     expect(r.body.wallets[1]).toEqual(btcWallet);
     solWallet = r.body.wallets[2];
     expect(solWallet).toMatchObject({ chain: 'solana', curve: 'ed25519', public_key_hex: expect.stringMatching(/^0x[0-9a-f]{64}$/), is_active: true });

@@ -4,11 +4,12 @@
 // (secp256k1 in the KMS), TRX and TRC-20 transfers signed once and confirmed by the `tx:<id>`
 // workflow, sign-only verified by recovering the signer with tronweb, guardrails in TRX (max_value,
 // the daily limit under parallel requests, token_allowlist), Idempotency-Key replays, unified sign
-// of a provided tron_transaction (another owner refused), and the key's balance.
+// of a provided tron_transaction (another owner refused), and the key's balance; a human's Tron
+// treasury wallet sends TRX through the same family.
 import { randomUUID } from 'node:crypto';
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { utils } from 'tronweb';
-import { call, closeDb, eventually, operatorAccount, signup, type Account } from '../helpers/api.ts';
+import { call, closeDb, db, eventually, operatorAccount, signup, PASSWORD, type Account } from '../helpers/api.ts';
 import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
 import { startTronNode, type TronNode } from '../helpers/tron-node.ts';
 import { buildTransaction, decodeRawData } from '../../domain/intents/families/tron/tron-transaction.ts';
@@ -148,6 +149,34 @@ test('the daily limit under 10 parallel requests: exactly as many pass as fit, t
   expect(node.balance(key.body.address)).toBe(90n * TRX);
 });
 
+test('lost by the network and past its expiration: the workflow ends it failed ("expired unseen"), signs nothing again, gives the day back', async () => {
+  const human = await signup('tron-lost'); // a free plan's agents are few: another organization
+  const lost = await registerAgent(human, { intents_api_enabled: true, per_chain_guardrails: { tron: { daily_limit: '5' } } });
+  const lostToken = await agentJwt(lost);
+  const key = await call('POST', `/v1/agents/${lost.id}/signing-keys`, { token: human.token, body: { chain: 'tron' } });
+  node.fund(key.body.address, 20n * TRX);
+  const send = (value: string) => call('POST', `/v1/agents/${lost.id}/transactions`, { token: lostToken, body: { chain: CHAIN, to: recipient(), value } });
+  node.dropNextBroadcast();
+  const r = await send('5');
+  expect(r.status).toBe(201);
+  await eventually('reported broadcast', async () => ((await call('GET', `/v1/agents/${lost.id}/transactions/${r.body.id}`, { token: lostToken })).body.status === 'broadcast' ? true : undefined), 30_000);
+  expect((await send('1')).status).toBe(403); // the day's 5 TRX are reserved by the lost one
+  node.advanceTime(11 * 60_000);
+  const done = await eventually('the lost transaction settled', async () => {
+    const g = await call('GET', `/v1/agents/${lost.id}/transactions/${r.body.id}`, { token: lostToken });
+    return g.body.status === 'failed' || g.body.status === 'confirmed' ? g.body : undefined;
+  }, 60_000);
+  expect(done).toMatchObject({ status: 'failed', tx_hash: r.body.tx_hash, error_message: expect.stringMatching(/Expired unseen/) });
+  expect(node.balance(key.body.address)).toBe(20n * TRX);
+  const again = await send('5');
+  expect(again.status).toBe(201);
+  const last = await eventually('the new transaction settled', async () => {
+    const g = await call('GET', `/v1/agents/${lost.id}/transactions/${again.body.id}`, { token: lostToken });
+    return g.body.status === 'failed' || g.body.status === 'confirmed' ? g.body : undefined;
+  }, 60_000);
+  expect(last.status).toBe('confirmed');
+});
+
 test('unified sign of a provided tron_transaction: blind signing needs raw_signing_enabled; only the agent\'s own transaction is signed', async () => {
   const sign = (body: Record<string, unknown>) => call('POST', `/v1/agents/${agentId}/sign`, { token: agentToken, body: { chain: CHAIN, ...body } });
   const head = await (await fetch(`${node.url}/wallet/getnowblock`, { method: 'POST', body: '{}' })).json() as { blockID: string; block_header: { raw_data: { number: number; timestamp: number } } };
@@ -175,4 +204,31 @@ test('unified sign of a provided tron_transaction: blind signing needs raw_signi
   expect((await sign({ intent_type: 'personal_sign', message: 'hi' })).status).toBe(400);
   // EVM chains take no tron_transaction.
   expect((await call('POST', `/v1/agents/${agentId}/sign`, { token: agentToken, body: { chain: 'ethereum', intent_type: 'transaction', tron_transaction: mine } })).status).toBe(400);
+});
+
+test("a treasury wallet of the tron family: a T… address of its key, TRX sent by its workflow and confirmed, the key exports as TronLink's hex", async () => {
+  const W = '/v1/treasury/wallets';
+  await db().query("UPDATE organizations SET billing_tier = 'pro' WHERE id = $1", [owner.orgId]);
+  const g = await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['tron'] } });
+  expect(g.status).toBe(201);
+  const wallet = g.body.wallets[0];
+  expect(wallet).toMatchObject({ chain: 'tron', curve: 'secp256k1', addresses: { tron: wallet.address } });
+  const exported = await call('POST', `${W}/tron/export`, { token: owner.token, headers: { 'x-auth-confirm': PASSWORD } });
+  expect(exported.status).toBe(200);
+  expect(utils.address.fromPrivateKey(exported.body.private_key)).toBe(wallet.address);
+  node.fund(wallet.address, 50n * TRX);
+  expect((await call('GET', `${W}/${CHAIN}/balance`, { token: owner.token })).body).toMatchObject({ native: { balance_wei: '50000000', balance_display: '50', symbol: 'TRX' } });
+  const to = recipient();
+  expect((await call('POST', `${W}/${CHAIN}/send`, { token: owner.token, body: { to: '0x000000000000000000000000000000000000dEaD', value_wei: '1' }, headers: { 'x-auth-confirm': PASSWORD } })).status).toBe(400);
+  const r = await call('POST', `${W}/${CHAIN}/send`, { token: owner.token, body: { to, value_wei: '7000000' }, headers: { 'x-auth-confirm': PASSWORD } });
+  expect(r.status).toBe(200);
+  expect(r.body).toMatchObject({ from: wallet.address, to, value_wei: '7000000', chain: CHAIN });
+  const done = await eventually('treasury transfer settled', async () => {
+    const row = (await db().query('SELECT status, signed_tx FROM treasury_transfers WHERE id = $1', [r.body.id])).rows[0];
+    return ['confirmed', 'failed', 'unconfirmed'].includes(row?.status) ? row : undefined;
+  }, 60_000);
+  expect(done.status).toBe('confirmed');
+  const signed = JSON.parse(done.signed_tx);
+  expect(recovered(signed.txID, signed.signature[0])).toBe(wallet.address);
+  expect(node.balance(to)).toBe(7_000_000n);
 });

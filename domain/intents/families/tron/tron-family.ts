@@ -16,6 +16,8 @@ export class TronFamily implements ChainFamily {
   readonly family = 'tron' as const;
   readonly curve = 'secp256k1' as const;
   readonly unit = { symbol: 'TRX', decimals: TRX_DECIMALS, smallest: 'sun' };
+  /** A Tron transaction past its expiration is never signed again on its own. */
+  readonly onExpired = 'fail' as const;
   private readonly options: TronHttpOptions;
 
   constructor(opts: TronHttpOptions = {}) {

@@ -9,8 +9,9 @@
 //   status: gettransactioninfobyid. In a block: failed when the node says FAILED or the receipt
 //     result is not SUCCESS (REVERT, OUT_OF_ENERGY …; a TRX transfer's receipt has none), else
 //     confirmed once the head is `confirmations` blocks on. In no block: pending until the head
-//     block's time passes the transaction's expiration, then failed ("expired unseen"): the
-//     network can never take those bytes, and nothing is re-signed on its own.
+//     block's time passes the transaction's expiration, then `expired`: the network can never
+//     take those bytes; the family's onExpired 'fail' makes the workflow end the row failed
+//     ("expired unseen"), and nothing is re-signed on its own.
 import type { BroadcastVerdict, FamilyNetwork, SignedTransfer, TransferStatus } from '../chain-family.ts';
 import type { TronHttp, TronTransactionJson } from './tron-http.ts';
 
@@ -35,8 +36,6 @@ export async function transactionStatus(node: TronHttp, net: FamilyNetwork, txId
     return confirmations >= net.confirmations ? { state: 'confirmed', confirmations, block: info.blockNumber } : { state: 'pending' };
   }
   const expiration = typeof details.expiration === 'number' ? details.expiration : null;
-  if (expiration !== null && head.timestamp > expiration) {
-    return { state: 'failed', reason: 'Expired unseen: the network never took the transaction before its expiration; it was not signed again', block: null };
-  }
+  if (expiration !== null && head.timestamp > expiration) return { state: 'expired' };
   return { state: 'pending' };
 }
