@@ -8,10 +8,20 @@ import { invalidField } from '../../../errors.ts';
 
 export const TRX_DECIMALS = 6;
 
+/** Addresses derived so far, by public key hex (decompressing the point and hashing cost ~1 ms per request). */
+const derived = new Map<string, string>();
+const DERIVED_MAX = 10_000;
+
 /** The T… address of a secp256k1 public key (33-byte compressed or 65-byte uncompressed). */
 export function tronAddressOf(publicKey: Uint8Array): string {
+  const key = Buffer.from(publicKey).toString('hex');
+  const known = derived.get(key);
+  if (known !== undefined) return known;
   const uncompressed = secp256k1.ProjectivePoint.fromHex(publicKey).toRawBytes(false);
-  return utils.crypto.getBase58CheckAddress(utils.crypto.computeAddress(uncompressed));
+  const address = utils.crypto.getBase58CheckAddress(utils.crypto.computeAddress(uncompressed));
+  if (derived.size >= DERIVED_MAX) derived.delete(derived.keys().next().value!);
+  derived.set(key, address);
+  return address;
 }
 
 /** Whether `address` is a base58check Tron address (prefix 0x41, 25 bytes with the checksum). */
