@@ -60,7 +60,8 @@ export async function buildTrc20Transfer(node: TronHttp, net: FamilyNetwork, fro
     owner_address: owner, contract_address: contract, function_selector: TRANSFER_SELECTOR, parameter, fee_limit: Number(feeLimit), call_value: 0,
   });
   const reference = checkNodeCall(net, built, { owner, contract, data: TRANSFER_ID + parameter, feeLimit });
-  const head = { ...reference, expiration: Math.max(reference.expiration, Date.now() + TRON_EXPIRATION_MS) };
+  // The node's clock throughout: its expiration (java-tron: 60 s) stretched to TRON_EXPIRATION_MS after its timestamp.
+  const head = { ...reference, expiration: Math.max(reference.expiration, reference.timestamp + TRON_EXPIRATION_MS) };
   const tx = buildTransaction({ type: 'TriggerSmartContract', value: { owner_address: owner, contract_address: contract, data: TRANSFER_ID + parameter } },
     { ...head, fee_limit: Number(feeLimit) });
   return { tx, details: { kind: 'trc20', expiration: head.expiration, feeLimitSun: feeLimit.toString(), tokenDecimals: intent.tokenDecimals ?? 6 } };
