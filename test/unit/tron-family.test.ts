@@ -178,3 +178,43 @@ test('unified sign of a provided transaction: its parts must agree and its owner
   const old = buildTransaction({ type: 'TransferContract', value: { owner_address: utils.address.toHex(k.sender.address), to_address: utils.address.toHex(other()), amount: 5 } }, { ...ref, expiration: Date.now() - 1 });
   await expect(signProvidedTronTransaction(old, k.sender, k.sign)).rejects.toMatchObject({ message: expect.stringMatching(/expired/) });
 });
+
+test('a TRC-20 call that reverts on chain (more tokens than held) is in a block and failed: REVERT, the energy fee burned', async () => {
+  const k = keyPair();
+  const token = node.createToken();
+  node.fund(k.sender.address, 50n * TRX);
+  const to = utils.address.toHex(other()).toLowerCase();
+  const h = await family.node(net).nowBlock();
+  const data = 'a9059cbb' + to.slice(2).padStart(64, '0') + (5n).toString(16).padStart(64, '0');
+  const unsigned = buildTransaction({ type: 'TriggerSmartContract', value: { owner_address: utils.address.toHex(k.sender.address), contract_address: utils.address.toHex(token), data } },
+    { ref_block_bytes: (h.number & 0xffffn).toString(16).padStart(4, '0'), ref_block_hash: h.blockID.slice(16, 32), expiration: h.timestamp + 60_000, timestamp: Date.now(), fee_limit: 20_000_000 });
+  const { signTransaction } = await import('../../domain/intents/families/tron/tron-signing.ts');
+  const signed = await signTransaction(unsigned, k.sender, k.sign);
+  expect(await family.broadcast(net, JSON.stringify(signed))).toEqual({ sent: true });
+  expect(await settle(signed.txID, { expiration: h.timestamp + 60_000 })).toMatchObject({ state: 'failed', reason: expect.stringMatching(/REVERT/), block: expect.any(BigInt) });
+  expect(node.balance(k.sender.address)).toBe(50n * TRX - TRC20_FEE_SUN);
+});
+
+test("the node's HTTP failures: 5xx, 429, not JSON and no answer are ChainUnavailable; java-tron's {Error} is ChainRpcError", async () => {
+  const http = await import('node:http');
+  let answer: (res: import('node:http').ServerResponse) => void = () => {};
+  const server = http.createServer((_req, res) => answer(res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}`;
+  const { TronHttp } = await import('../../domain/intents/families/tron/tron-http.ts');
+  const client = new TronHttp({ ...net, rpcUrl: url }, { timeoutMs: 300 });
+  try {
+    for (const [status, body] of [[500, '{}'], [429, '{}'], [200, 'not json'], [301, '']] as const) {
+      answer = (res) => res.writeHead(status, { location: 'http://example.com' }).end(body);
+      await expect(client.nowBlock()).rejects.toMatchObject({ name: 'ChainUnavailable' });
+    }
+    answer = (res) => res.writeHead(200).end(JSON.stringify({ Error: 'class java.lang.NullPointerException : null' }));
+    await expect(client.balance('TCLBgkbfVkJroVBJVqBEsxtPNQEQMTQCLQ')).rejects.toMatchObject({ name: 'ChainRpcError' });
+    answer = () => {}; // never answers
+    await expect(client.nowBlock()).rejects.toMatchObject({ name: 'ChainUnavailable', reason: 'timeout' });
+    await expect(new TronHttp({ ...net, rpcUrl: 'http://127.0.0.1:1' }).nowBlock()).rejects.toMatchObject({ name: 'ChainUnavailable', reason: 'connection' });
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  }
+});
