@@ -49,7 +49,7 @@ export const AgentSchema = shape('Agent', z.object({
   execution_intents_enabled: z.boolean(),
   /** Limits over every binding of the agent: allowed_methods, max_body_bytes, max_requests_per_minute. */
   execution_guardrails: jsonObject,
-  /** Bitcoin and Solana guardrails in their native units: {"bitcoin": {"max_value", "daily_limit", "to_allowlist"}, "solana": {…, "token_allowlist", "ata_allowlist"}}. */
+  /** Bitcoin, Solana and Tron guardrails in their native units: {"bitcoin": {"max_value", "daily_limit", "to_allowlist"}, "solana": {…, "token_allowlist", "ata_allowlist"}, "tron": {…, "token_allowlist"}}. */
   per_chain_guardrails: jsonObject,
   created_by: uuid.optional(),
   created_at: timestamp,

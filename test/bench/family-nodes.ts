@@ -1,7 +1,8 @@
-// The chain nodes of the Bitcoin and Solana signing benchmark (test/bench/family-signing.ts), the
+// The chain nodes of the Bitcoin, Solana and Tron signing benchmark (test/bench/family-signing.ts), the
 // same ones the integration tests use: btcd in regtest (test/helpers/btcd-node.ts, its own
-// process) and the LiteSVM JSON-RPC node (test/tools/local-solana.ts, started as a child process
-// so that its answers do not share the event loop with autocannon). The service is pointed at a
+// process), the LiteSVM JSON-RPC node (test/tools/local-solana.ts) and the fake Tron full node
+// (test/tools/local-tron.ts), both started as child processes so that their answers do not share
+// the event loop with autocannon. The service is pointed at a
 // node with PUT /v1/admin/chains/<name> by a platform operator: the bench's started server lists
 // OPERATOR_EMAIL in PLATFORM_ADMIN_EMAILS (run.ts), and the bench marks the address verified in
 // Postgres (as it sets the plan), since no mail reaches it.
@@ -78,6 +79,36 @@ export async function solanaNode(): Promise<BenchNode> {
   return {
     chain: 'solana-localnet', rpcUrl: url, pid: child.pid, // sh bin/node24 execs node: the same process
     fund: async (address) => { await rpc('requestAirdrop', [address, 1_000_000_000_000]); },
+    stop,
+  };
+}
+
+/** The fake Tron full node (test/tools/local-tron.ts) in a child process; fund() gives 1,000,000 TRX. */
+export async function tronNode(): Promise<BenchNode> {
+  const port = await freePort();
+  const child = spawn('sh', ['bin/node24', 'test/tools/local-tron.ts'], {
+    cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TRON_PORT: String(port), TRON_BLOCK_MS: '3000' },
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const killOnExit = () => { child.kill('SIGKILL'); };
+  process.once('exit', killOnExit);
+  const stop = async () => {
+    process.removeListener('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  const first = await Promise.race([
+    new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve)),
+    exited.then(() => { throw new Error('test/tools/local-tron.ts exited before it listened'); }),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('test/tools/local-tron.ts did not start within 60 s')), 60_000).unref()),
+  ]).catch(async (e: unknown) => { await stop(); throw e; });
+  const { rpc_url: url, control_url: control } = JSON.parse(first) as { rpc_url: string; control_url: string };
+  return {
+    chain: 'tron-nile', rpcUrl: url, pid: child.pid,
+    fund: async (address) => {
+      const res = await fetch(`${control}/fund`, { method: 'POST', body: JSON.stringify({ address, sun: '1000000000000' }) });
+      if (!res.ok) throw new Error(`funding ${address}: ${res.status}`);
+    },
     stop,
   };
 }

@@ -7,11 +7,14 @@
 //   Solana:  a @solana/web3.js legacy Transaction (SystemProgram.transfer with a reference key,
 //            as the service builds it), signed by an Ed25519 Keypair and serialized (web3.js
 //            verifies the signature when it serializes).
+//   Tron:    a TransferContract in tronweb's protobuf (txJsonToPb on a fixed reference block), its
+//            raw_data_hex and txID, signed by tronweb's signTransaction (65 bytes r‖s‖v).
 import { randomBytes } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { ECPairFactory } from 'ecpair';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import { utils as tron } from 'tronweb';
 
 const WARM_UP = 200;
 
@@ -54,5 +57,21 @@ export async function rawSolanaSignsPerSecond(seconds: number): Promise<number> 
     const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 1000 }).add(transfer);
     tx.sign(payer);
     return tx.serialize().toString('base64');
+  });
+}
+
+export async function rawTronSignsPerSecond(seconds: number): Promise<number> {
+  const key = randomBytes(32).toString('hex');
+  const owner = tron.address.toHex(tron.address.fromPrivateKey(key) as string);
+  const to = tron.address.toHex(tron.address.fromPrivateKey(randomBytes(32).toString('hex')) as string);
+  const ref = { ref_block_bytes: 'abcd', ref_block_hash: randomBytes(8).toString('hex') };
+  return perSecond(seconds, (i) => {
+    const raw_data = {
+      contract: [{ parameter: { value: { owner_address: owner, to_address: to, amount: 1_000 + i }, type_url: 'type.googleapis.com/protocol.TransferContract' }, type: 'TransferContract' }],
+      ...ref, expiration: Date.now() + 600_000, timestamp: Date.now(),
+    };
+    const pb = tron.transaction.txJsonToPb({ raw_data, visible: false });
+    const tx = { visible: false, txID: tron.transaction.txPbToTxID(pb).slice(2), raw_data, raw_data_hex: tron.transaction.txPbToRawDataHex(pb) };
+    return JSON.stringify(tron.crypto.signTransaction(key, tx));
   });
 }

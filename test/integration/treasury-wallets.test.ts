@@ -99,7 +99,7 @@ describe('a wallet, end to end', () => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual(wallet);
     }
-    isProblem(await call('GET', `${W}/tron`, { token: owner.token }), 400);
+    isProblem(await call('GET', `${W}/xrp`, { token: owner.token }), 400);
     isProblem(await call('GET', `${W}/solana`, { token: owner.token }), 404); // a family with no wallet yet
     isProblem(await call('GET', `${W}/nope`, { token: owner.token }), 400);
     // Another human of the organization has no wallet, and cannot reach the owner's.

@@ -1,7 +1,8 @@
-// The body of a transaction on a Bitcoin or Solana network (the same routes as EVM:
+// The body of a transaction on a Bitcoin, Solana or Tron network (the same routes as EVM:
 // transaction-schema.ts hands the body here when `chain` names one). Reference
-// SubmitTransactionRequest's non-EVM fields: `value` in the chain's major unit (BTC, SOL) or, with
-// `token_mint`, in the token's (token_decimals, default 6); `fee_rate_sat_per_vbyte` (Bitcoin);
+// SubmitTransactionRequest's non-EVM fields: `value` in the chain's major unit (BTC, SOL, TRX) or, with
+// `token_mint` (an SPL mint, or a TRC-20 contract's T… address), in the token's (token_decimals,
+// default 6); `fee_rate_sat_per_vbyte` (Bitcoin); `fee_limit_sun` (Tron TRC-20);
 // ours: `compute_unit_price` (Solana micro-lamports per compute unit) and
 // `create_recipient_token_account` (Solana: create the recipient's associated token account when
 // it has none; by default it is created when the agent's ata_allowlist allows it). Fields of EVM
@@ -13,8 +14,8 @@ import { chain, opt, quantity } from './evm-fields.ts';
 const REFUSED: Record<string, string> = {
   data: 'is EVM calldata; Bitcoin and Solana transfers here carry none', nonce: 'is for EVM chains', gas_limit: 'is for EVM chains',
   gas_price: 'is for EVM chains', max_fee_per_gas: 'is for EVM chains', max_priority_fee_per_gas: 'is for EVM chains',
-  destination_tag: 'is for XRP only', memo: 'is not offered for Bitcoin and Solana transfers here', fee_limit_sun: 'is for Tron only',
-  ttl: 'is for Cardano only', xrpl_tx_json: 'is for XRP only', tron_transaction: 'is for Tron only',
+  destination_tag: 'is for XRP only', memo: 'is not offered for Bitcoin, Solana and Tron transfers here',
+  ttl: 'is for Cardano only', xrpl_tx_json: 'is for XRP only', tron_transaction: 'is for unified sign (POST …/sign); here send the fields (to, value, token_mint …)',
   raw_transaction: 'is not offered: send the fields (to, value …) and the service builds the transaction',
 };
 
@@ -41,6 +42,7 @@ const familyTransactionFields = {
   create_recipient_token_account: opt(z.boolean()),
   fee_rate_sat_per_vbyte: opt(z.number().int().min(1).max(1_000_000)),
   compute_unit_price: opt(quantity(2n ** 64n - 1n, 'micro-lamports per compute unit')),
+  fee_limit_sun: opt(quantity(BigInt(Number.MAX_SAFE_INTEGER), 'sun')),
   signing_key_path: opt(z.string().max(512)),
 };
 
@@ -53,6 +55,6 @@ export const familyTransactionBody = z.looseObject(familyTransactionFields).supe
   return {
     chain: named, to: b.to, value: b.value, tokenMint: b.token_mint, tokenDecimals: b.token_decimals,
     createRecipientTokenAccount: b.create_recipient_token_account, feeRateSatPerVbyte: b.fee_rate_sat_per_vbyte,
-    computeUnitPrice: b.compute_unit_price, signingKeyPath: b.signing_key_path,
+    computeUnitPrice: b.compute_unit_price, feeLimitSun: b.fee_limit_sun, signingKeyPath: b.signing_key_path,
   };
 });

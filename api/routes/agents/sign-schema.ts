@@ -4,7 +4,7 @@
 // `value` is a decimal amount in ETH ("0.5") or 0x-hex wei (spec §4.9: both forms appear); gas
 // prices and fees are wei, as a JSON integer or decimal or 0x-hex text. An optional field sent as null
 // counts as not sent. On a Solana network, personal_sign's `message` and transaction's
-// `raw_transaction` are read (domain/intents/families/family-sign-commands.ts); the other non-EVM
+// `raw_transaction` are read, on a Tron network transaction's `tron_transaction` (domain/intents/families/family-sign-commands.ts); the other non-EVM
 // fields (destination_tag, memo, xrpl_tx_json …) and approval_id are not read: unknown fields are dropped.
 import { z } from 'zod';
 import type { Address, Hex } from 'viem';
@@ -87,6 +87,8 @@ export const signIntentBody = z.object({
   sign_only: opt(z.boolean()),
   /** Solana `transaction`: the transaction to sign, base64 wire bytes (its fee payer must be the agent). */
   raw_transaction: opt(z.string().max(90_000)),
+  /** Tron `transaction`: the transaction JSON {raw_data, raw_data_hex, txID} (or that JSON as text) whose owner_address is the agent. */
+  tron_transaction: opt(z.union([z.string().max(300_000), z.record(z.string(), z.unknown())])),
 }) satisfies z.ZodType<SignIntentInput & { sign_only?: boolean }>;
 
 export const signIntentParams = z.object({ agent_id: idParam });

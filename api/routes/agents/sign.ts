@@ -23,6 +23,7 @@ export const signRoutes = [
     handler: async ({ params, body, action, services: s }) => {
       if (s.familySigning.handles(body.chain)) return presentFamilySignResult(await s.familySigning.sign(action, params.agent_id, body));
       if (body.raw_transaction !== undefined) throw invalidField('raw_transaction', 'is for Solana; on an EVM chain send the transaction\'s fields');
+      if (body.tron_transaction !== undefined) throw invalidField('tron_transaction', 'is for Tron networks; on an EVM chain send the transaction\'s fields');
       return presentSignIntentResult(await s.intents.sign(action, params.agent_id, body));
     },
   }),

@@ -10,7 +10,7 @@ import {
   presentSigningKey, presentSigningKeyList, presentSigningKeyExport, SigningKeyBalanceSchema, presentSigningKeyBalance,
 } from '../../presenters/signing-keys.ts';
 
-const CHAIN_400 = 'chain: unknown, or not available yet (xrp, cardano, tron)';
+const CHAIN_400 = 'chain: unknown, or not available yet (xrp, cardano)';
 
 export const signingKeyRoutes = [
   route({

@@ -49,6 +49,8 @@ export type TransferIntent = {
   createRecipientTokenAccount?: boolean;
   /** Solana: micro-lamports per compute unit (priority fee). */
   computeUnitPrice?: bigint;
+  /** Tron TRC-20: the most TRX (in sun) the call may burn for energy (`fee_limit_sun`); absent → the family's default. */
+  feeLimitSun?: bigint;
 };
 
 /** Coins (or accounts) other requests are spending right now: the family must not pick them. */
@@ -79,7 +81,7 @@ export type SignedTransfer = {
 /** 'sent' also when the node already had the bytes; `permanent` when the node will never take them. */
 export type BroadcastVerdict = { sent: true } | { sent: false; permanent: boolean; reason: string };
 
-/** Where signed bytes stand on the chain. `expired`: Solana, the blockhash passed and the network never saw it. */
+/** Where signed bytes stand on the chain. `expired`: the bytes can no longer be taken (Solana: the blockhash passed; Tron: the expiration) and the network never saw them. */
 export type TransferStatus =
   | { state: 'unknown' | 'pending' | 'expired' }
   | { state: 'confirmed'; confirmations: number; block: bigint | null }
@@ -90,6 +92,12 @@ export interface ChainFamily {
   readonly curve: Curve;
   /** The native unit: BTC (8 decimals, sat), SOL (9, lamport). */
   readonly unit: { symbol: string; decimals: number; smallest: string };
+  /**
+   * What the broadcast workflow does with an `expired` transfer: 'resign' (Solana, the default:
+   * the same transfer built again, signed once more and sent) or 'fail' (Tron: the row ends
+   * failed and gives back its day's reservation; nothing is signed again).
+   */
+  readonly onExpired?: 'resign' | 'fail';
   /** The sender's address on `net` from its public key. */
   addressOf(publicKey: Uint8Array, net: FamilyNetwork): string;
   /** Whether `address` is a valid destination on `net` (a mainnet address on regtest is not). */

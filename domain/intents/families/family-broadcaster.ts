@@ -8,7 +8,8 @@
 //            chain; Solana only: when the blockhash expired and the network provably never saw the
 //            bytes (family `expired`), the same transfer is built on a fresh blockhash, signed
 //            once more and sent — the row's bytes are replaced only while they are still the
-//            expired ones, so a retried step re-signs nothing twice.
+//            expired ones, so a retried step re-signs nothing twice. A family whose onExpired is
+//            'fail' (Tron) ends such a row failed instead, its reservations given back.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../../crypto/kms/kms.ts';
 import { emitEvent } from '../../events/outbox.ts';
@@ -60,7 +61,13 @@ export class FamilyBroadcaster {
       });
       return st.state;
     }
-    if (st.state === 'expired') await this.resign(t, network);
+    if (st.state === 'expired') {
+      if (network.family.onExpired === 'fail') {
+        await endFamilyTransaction(this.d.em(), t.id, ['signed', 'broadcast'], 'Expired unseen: the network never took the transaction before its expiration; nothing moved and it was not signed again');
+        return 'failed';
+      }
+      await this.resign(t, network);
+    }
     return 'pending';
   }
 

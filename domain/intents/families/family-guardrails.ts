@@ -2,12 +2,13 @@
 // `per_chain_guardrails` on the agent (set by owners and admins with PATCH /v1/agents/{id}), keyed
 // by family:
 //   {"bitcoin": {"max_value": "0.01", "daily_limit": "0.05", "to_allowlist": ["bcrt1…"]},
-//    "solana":  {"max_value": "2", "daily_limit": "10", "token_allowlist": ["<mint>"], "ata_allowlist": ["<owner>"]}}
-//   max_value        the most one transaction may send (BTC, SOL; native transfers only)
+//    "solana":  {"max_value": "2", "daily_limit": "10", "token_allowlist": ["<mint>"], "ata_allowlist": ["<owner>"]},
+//    "tron":    {"max_value": "100", "daily_limit": "500", "token_allowlist": ["T<TRC-20 contract>"]}}
+//   max_value        the most one transaction may send (BTC, SOL, TRX; native transfers only)
 //   daily_limit      the most a UTC day's transactions of the family may send together (native only;
 //                    SPL tokens are limited by token_allowlist, their amounts by nothing here)
 //   to_allowlist     destinations allowed (empty or absent: any)
-//   token_allowlist  Solana: the SPL mints the agent may send (absent: any; empty: none)
+//   token_allowlist  Solana: the SPL mints, Tron: the TRC-20 contracts the agent may send (absent: any; empty: none)
 //   ata_allowlist    Solana: owners for whom the agent may create an associated token account
 //                    (absent: any, when the request asks for it; empty: none)
 // The route checks their shape (api/routes/agents/schema.ts). The agent-wide tx_allowed_chains, tx_to_allowlist and tx_max_per_day apply too. tx_max_value_eth,
@@ -21,7 +22,7 @@ export type FamilyGuardrails = {
   max_value?: string; daily_limit?: string; to_allowlist?: string[]; token_allowlist?: string[]; ata_allowlist?: string[];
 };
 
-const DECIMALS: Record<SignedFamily, number> = { bitcoin: 8, solana: 9 };
+const DECIMALS: Record<SignedFamily, number> = { bitcoin: 8, solana: 9, tron: 6 };
 
 export const familyRefusal = (guardrail: string, why: string) => new Problem(403, `${guardrail}: ${why}`, {
   type: 'guardrail_violation', title: 'Guardrail Violation', extras: { guardrail },

@@ -9,6 +9,7 @@ import type { ChainFamily, FamilyNetwork } from './chain-family.ts';
 import { familyNetworkOf, type SignedFamily } from './family-chains.ts';
 import { SolanaFamily } from './solana/solana-family.ts';
 import { BitcoinFamily } from './bitcoin/bitcoin-family.ts';
+import { TronFamily } from './tron/tron-family.ts';
 
 export type ResolvedNetwork = { family: ChainFamily; name: SignedFamily; net: FamilyNetwork; row: Pick<ChainRow, 'name'> };
 
@@ -20,7 +21,7 @@ export class ChainFamilies {
   private readonly rpcOverrides: ReadonlyMap<string, string>;
 
   constructor(d: { rpcOverrides: ReadonlyMap<string, string>; families?: ChainFamily[] }) {
-    const families = d.families ?? [new BitcoinFamily(), new SolanaFamily()];
+    const families = d.families ?? [new BitcoinFamily(), new SolanaFamily(), new TronFamily()];
     this.byName = new Map(families.map((f) => [f.family as SignedFamily, f]));
     this.rpcOverrides = d.rpcOverrides;
   }
@@ -40,7 +41,7 @@ export class ChainFamilies {
   /** The seeded network `raw` names (no database read), or a 400. */
   seeded(raw: string | number): { name: string; chainId: number; family: SignedFamily } {
     const seeded = familyNetworkOf(raw);
-    if (!seeded) throw invalidField('chain', 'must be a Bitcoin or Solana network (see GET /v1/chains)');
+    if (!seeded) throw invalidField('chain', 'must be a Bitcoin, Solana or Tron network (see GET /v1/chains)');
     return seeded;
   }
 

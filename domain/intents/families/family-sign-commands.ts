@@ -6,6 +6,8 @@
 // transaction is signed as it is, unseen by the guardrails (what it moves is not decoded), so it
 // is blind signing and needs raw_signing_enabled (off by default). Bitcoin has no unified sign
 // here: its transfers go through POST …/transactions/sign, under the guardrails.
+// Tron (issue 33): `transaction` with `tron_transaction` (its JSON), once its one contract's
+// owner_address is checked to be the agent (tron/tron-provided.ts); blind signing as on Solana.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../../audit/action-context.ts';
 import type { ActionAudit } from '../../audit/action-audit.ts';
@@ -18,9 +20,10 @@ import { checkSigningKeyPath } from '../transactions/sender-address.ts';
 import { familyNetworkOf } from './family-chains.ts';
 import { FamilySigner } from './family-signer.ts';
 import { signMessage, signProvidedTransaction } from './solana/solana-signing.ts';
+import { signProvidedTronTransaction } from './tron/tron-provided.ts';
 
 export type FamilySignInput = {
-  intent_type: string; chain: string | number; message?: string; raw_transaction?: string; signing_key_path?: string;
+  intent_type: string; chain: string | number; message?: string; raw_transaction?: string; tron_transaction?: unknown; signing_key_path?: string;
 };
 
 /** The answer, in the unified sign result's terms (base58 signatures, base64 transactions). */
@@ -53,6 +56,7 @@ export class FamilySignCommands {
     await authorizeIntents(() => em, principal, agent);
     checkSigningKeyPath(agent.id, input.signing_key_path);
     const network = familyNetworkOf(input.chain)!;
+    if (network.family === 'tron') return this.signTron(ctx, agent, network.name, input);
     if (network.family !== 'solana') throw invalidField('chain', `unified sign is not offered on ${network.name}: sign a transfer with POST /v1/agents/{agent_id}/transactions/sign`);
     let result: FamilySignResult;
     if (input.intent_type === 'personal_sign') {
@@ -75,6 +79,23 @@ export class FamilySignCommands {
     await this.d.audit.record(ctx, 'agent.sign', {
       resourceType: 'agent', resourceId: agent.id,
       details: { intent_type: result.intentType, chain: result.chain, address: result.from, signature: result.signature },
+    });
+    return result;
+  }
+
+  /** Tron: a provided transaction only (blind signing: raw_signing_enabled). */
+  private async signTron(ctx: ActionContext, agent: Awaited<ReturnType<typeof loadAgent>>, chain: string, input: FamilySignInput): Promise<FamilySignResult> {
+    if (input.intent_type !== 'transaction') throw invalidField('intent_type', 'on Tron: transaction (with tron_transaction)');
+    if (input.tron_transaction === undefined) throw invalidField('tron_transaction', "is required: the Tron transaction JSON {raw_data, raw_data_hex, txID} whose owner_address is the agent");
+    if (!agent.raw_signing_enabled) {
+      throw forbidden(`raw_signing_enabled: signing a provided transaction is blind signing (the guardrails do not see what it moves) and is off for this agent (${HOW_TO_ENABLE})`);
+    }
+    const key = await this.signer.activeKey(agent, 'tron');
+    const s = await signProvidedTronTransaction(input.tron_transaction, key.sender, key.sign);
+    const result: FamilySignResult = { intentType: 'transaction', chain, from: key.sender.address, signature: s.signature, signedTx: s.signedTx, txHash: s.txId, fullySigned: null };
+    await this.d.audit.record(ctx, 'agent.sign', {
+      resourceType: 'agent', resourceId: agent.id,
+      details: { intent_type: result.intentType, chain: result.chain, address: result.from, signature: result.signature, tx_hash: s.txId },
     });
     return result;
   }

@@ -128,7 +128,7 @@ export class FamilyTransactionCommands {
     const intent = this.intentOf(network, req);
     // The recipient's token account is created when it has none, unless the request says no or
     // the agent's ata_allowlist does not name the recipient.
-    if (intent.tokenMint !== undefined && req.createRecipientTokenAccount === undefined) {
+    if (network.name === 'solana' && intent.tokenMint !== undefined && req.createRecipientTokenAccount === undefined) {
       const allow = guardrailsOf(agent, 'solana').ata_allowlist;
       intent.createRecipientTokenAccount = allow === undefined || allow.includes(req.to);
     }
@@ -178,18 +178,20 @@ export class FamilyTransactionCommands {
   /** The request in the family's terms: the amount in base units (the token's, with token_mint). */
   private intentOf(network: ResolvedNetwork, req: FamilyTransactionRequest): TransferIntent {
     const token = req.tokenMint !== undefined;
-    if (token && network.name !== 'solana') throw invalidField('token_mint', 'is for Solana (SPL) tokens only here');
+    if (token && network.name !== 'solana' && network.name !== 'tron') throw invalidField('token_mint', 'is for Solana (SPL) and Tron (TRC-20 contract) tokens only here');
+    if (req.createRecipientTokenAccount !== undefined && network.name !== 'solana') throw invalidField('create_recipient_token_account', 'is for Solana only');
     if (!token && (req.tokenDecimals !== undefined || req.createRecipientTokenAccount !== undefined)) {
       throw invalidField(req.tokenDecimals !== undefined ? 'token_decimals' : 'create_recipient_token_account', 'needs token_mint');
     }
     if (req.feeRateSatPerVbyte !== undefined && network.name !== 'bitcoin') throw invalidField('fee_rate_sat_per_vbyte', 'is for Bitcoin only');
     if (req.computeUnitPrice !== undefined && network.name !== 'solana') throw invalidField('compute_unit_price', 'is for Solana only');
+    if (req.feeLimitSun !== undefined && (network.name !== 'tron' || !token)) throw invalidField('fee_limit_sun', 'is for Tron TRC-20 transfers only (with token_mint)');
     const decimals = token ? req.tokenDecimals ?? DEFAULT_TOKEN_DECIMALS : network.family.unit.decimals;
     const amount = parseUnits(req.value, decimals, 'value');
     if (amount <= 0n) throw invalidField('value', 'must be more than 0');
     return {
       to: req.to, amount, feeRateSatPerVbyte: req.feeRateSatPerVbyte, tokenMint: req.tokenMint, tokenDecimals: token ? decimals : undefined,
-      createRecipientTokenAccount: req.createRecipientTokenAccount, computeUnitPrice: req.computeUnitPrice,
+      createRecipientTokenAccount: req.createRecipientTokenAccount, computeUnitPrice: req.computeUnitPrice, feeLimitSun: req.feeLimitSun,
     };
   }
 
