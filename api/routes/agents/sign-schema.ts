@@ -87,6 +87,8 @@ export const signIntentBody = z.object({
   sign_only: opt(z.boolean()),
   /** Solana `transaction`: the transaction to sign, base64 wire bytes (its fee payer must be the agent). */
   raw_transaction: opt(z.string().max(90_000)),
+  /** XRP `transaction`: the XRPL transaction JSON to sign (its Account the agent, its type among xrpl_allowed_tx_types). */
+  xrpl_tx_json: opt(z.record(z.string(), z.unknown())),
 }) satisfies z.ZodType<SignIntentInput & { sign_only?: boolean }>;
 
 export const signIntentParams = z.object({ agent_id: idParam });

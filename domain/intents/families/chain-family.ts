@@ -47,6 +47,11 @@ export type TransferIntent = {
   createRecipientTokenAccount?: boolean;
   /** Solana: micro-lamports per compute unit (priority fee). */
   computeUnitPrice?: bigint;
+  /** XRP: the Payment's DestinationTag (uint32) and a text memo. */
+  destinationTag?: number;
+  memo?: string;
+  /** XRP: a transaction the agent provides whole (checked by the commands), completed and signed instead of a Payment. */
+  xrplTxJson?: Record<string, unknown>;
 };
 
 /** Coins (or accounts) other requests are spending right now: the family must not pick them. */
