@@ -83,7 +83,7 @@ describe('a wallet, end to end', () => {
   });
 
   test('generate refuses unknown chains and the chains that come later with 400, making nothing', async () => {
-    isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['xrp'] } }), 400);
+    isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['tron'] } }), 400);
     isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['no-such-chain'] } }), 400);
     isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: 'ethereum' } }), 400);
     const n = await db().query('SELECT count(*)::int AS n FROM treasury_wallets WHERE user_id = $1', [owner.userId]);
