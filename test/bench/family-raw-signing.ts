@@ -7,11 +7,14 @@
 //   Solana:  a @solana/web3.js legacy Transaction (SystemProgram.transfer with a reference key,
 //            as the service builds it), signed by an Ed25519 Keypair and serialized (web3.js
 //            verifies the signature when it serializes).
+//   XRP:     an xrpl Payment (Sequence, Fee, LastLedgerSequence, as the service builds it) signed
+//            by xrpl's Wallet.sign with a secp256k1 key: the blob and its hash.
 import { randomBytes } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { ECPairFactory } from 'ecpair';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
+import { ECDSA, Wallet } from 'xrpl';
 
 const WARM_UP = 200;
 
@@ -54,5 +57,17 @@ export async function rawSolanaSignsPerSecond(seconds: number): Promise<number> 
     const tx = new Transaction({ feePayer: payer.publicKey, blockhash, lastValidBlockHeight: 1000 }).add(transfer);
     tx.sign(payer);
     return tx.serialize().toString('base64');
+  });
+}
+
+export async function rawXrpSignsPerSecond(seconds: number): Promise<number> {
+  const wallet = Wallet.generate(ECDSA.secp256k1);
+  const to = Wallet.generate(ECDSA.secp256k1).classicAddress;
+  return perSecond(seconds, (i) => {
+    const signed = wallet.sign({
+      TransactionType: 'Payment', Account: wallet.classicAddress, Destination: to, Amount: '1000', Flags: 0,
+      Sequence: 1 + (i % 1000), Fee: '10', LastLedgerSequence: 5000,
+    });
+    return [signed.tx_blob, signed.hash];
   });
 }

@@ -23,8 +23,9 @@ import * as ecc from 'tiny-secp256k1';
 import { Keypair } from '@solana/web3.js';
 import { api } from './bench-http.ts';
 import { run, type Signer } from './signing.ts';
-import { bitcoinNode, pinChain, solanaNode, type BenchNode } from './family-nodes.ts';
-import { rawBitcoinSignsPerSecond, rawSolanaSignsPerSecond } from './family-raw-signing.ts';
+import { ECDSA, Wallet } from 'xrpl';
+import { bitcoinNode, pinChain, solanaNode, xrpNode, type BenchNode } from './family-nodes.ts';
+import { rawBitcoinSignsPerSecond, rawSolanaSignsPerSecond, rawXrpSignsPerSecond } from './family-raw-signing.ts';
 import { cpuPerRunLines, cpuSnapshot } from './cpu-split.ts';
 import fs from 'node:fs';
 
@@ -33,7 +34,7 @@ const AGENTS = 16;
 /** Requests of the sequential phase (after a tenth as many unmeasured). */
 const SEQUENTIAL = 200;
 
-export type BenchFamily = 'bitcoin' | 'solana';
+export type BenchFamily = 'bitcoin' | 'solana' | 'xrp';
 
 type FamilySetup = {
   title: string;
@@ -53,6 +54,12 @@ const SETUPS: Record<BenchFamily, FamilySetup> = {
   solana: {
     title: 'Solana signing', library: '@solana/web3.js', startNode: solanaNode, raw: rawSolanaSignsPerSecond, value: '0.001',
     payee: () => Keypair.generate().publicKey.toBase58(),
+  },
+  // The fake XRPL server (test/tools/local-xrp.ts); the service reads account_info (sender and
+  // payee), fee, ledger_current and server_state per transfer. The payee is funded (an existing account).
+  xrp: {
+    title: 'XRP signing', library: 'xrpl', startNode: xrpNode, raw: rawXrpSignsPerSecond, value: '0.001',
+    payee: () => Wallet.generate(ECDSA.secp256k1).classicAddress,
   },
 };
 
@@ -143,6 +150,7 @@ export async function benchFamilySigning(family: BenchFamily, baseUrl: string, d
     log(`${family}: raw ${s.library} signing in this process`);
     const rawBefore = await s.raw(SECONDS);
     const body = { chain: node.chain, to: s.payee(), value: s.value };
+    if (family === 'xrp') await node.fund(body.to); // a payment below the base reserve needs an existing account
     const path = (a: Signer) => `/v1/agents/${a.id}/transactions/sign`;
     const scenarios: [string, Signer[], number][] = [
       [`POST …/transactions/sign ${node.chain} (node reads, record, counters, sign, audit)`, agents.slice(0, 1), 1],

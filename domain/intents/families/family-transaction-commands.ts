@@ -101,11 +101,11 @@ export class FamilyTransactionCommands {
       }
       return null;
     };
-    // One sender's Bitcoin submits are built one at a time in this process (they would all pick the
-    // same coins); across processes a coin taken first makes the transfer be built again. Solana
-    // and sign-only transfers reserve no coins and run side by side.
+    // One sender's Bitcoin (XRP) submits are built one at a time in this process (they would all pick
+    // the same coins, the same sequence); across processes a coin (sequence) taken first makes the
+    // transfer be built again. Solana and sign-only transfers reserve nothing and run side by side.
     const row = SEQUENCED.has(network.name) && mode === 'submit' ? await this.senders.run(net.chainId, from, build) : await build();
-    if (row === null) throw conflict('The coins of this address are being spent by parallel requests; try again shortly');
+    if (row === null) throw conflict('The coins (XRP: sequences) of this address are being taken by parallel requests; try again shortly');
     if (row === 'replay') {
       const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey!);
       if (!prior) throw conflict('Idempotency-Key: a transaction with this key is being created; retry shortly');

@@ -27,6 +27,11 @@ export class XrpRpc {
   private readonly net: FamilyNetwork;
   private readonly timeoutMs: number;
 
+  /** The endpoint (keys caches; never logged). */
+  get url(): string {
+    return this.net.rpcUrl;
+  }
+
   constructor(net: FamilyNetwork, opts: { timeoutMs?: number } = {}) {
     this.net = net;
     this.timeoutMs = opts.timeoutMs ?? 10_000;

@@ -4,7 +4,7 @@
 //                       reserved in the statement that records each one, family-transaction-
 //                       repository.ts, as `seq:<account>:<n>`), taking the lowest free one so a gap
 //                       left by an ended transaction is filled;
-//   Fee                 the server's open-ledger fee (at least the base fee), capped at FEE_CAP_DROPS:
+//   Fee                 the server's open-ledger fee (at least the base fee; read at most every 10 s), capped at FEE_CAP_DROPS:
 //                       above the cap the transaction is sent at the cap and waits in the server's
 //                       queue; if it is not validated by its LastLedgerSequence it ends failed;
 //   LastLedgerSequence  the open ledger + LEDGER_MARGIN (about a minute at 3-4 s a ledger): after it
@@ -22,6 +22,21 @@ export const FEE_CAP_DROPS = 5_000n;
 /** Ledgers after the open one during which the transaction may be validated. */
 export const LEDGER_MARGIN = 20;
 
+/** How long the server's fee and reserves are kept per network (they change rarely; a fee a little stale stays under the cap). */
+const FEE_TTL_MS = 10_000;
+const RESERVES_TTL_MS = 300_000;
+const kept = new Map<string, { at: number; value: Promise<unknown> }>();
+
+/** `read` at most once per `ttlMs` per key (a failed read is not kept). */
+function keptFor<T>(key: string, ttlMs: number, read: () => Promise<T>): Promise<T> {
+  const k = kept.get(key);
+  if (k && Date.now() - k.at < ttlMs) return k.value as Promise<T>;
+  const value = read();
+  kept.set(key, { at: Date.now(), value });
+  value.catch(() => { if (kept.get(key)?.value === value) kept.delete(key); });
+  return value;
+}
+
 /** The reservation key of an account's sequence (kept with the coins Bitcoin reserves). */
 export const sequenceKey = (account: string, sequence: number) => `seq:${account}:${sequence}`;
 
@@ -36,7 +51,7 @@ export type XrpCommon = { Sequence: number; Fee: string; LastLedgerSequence: num
 
 /** What the ledger decides for any transaction of `from`: Sequence, Fee, LastLedgerSequence; with the sender's account. */
 export async function commonFields(rpc: XrpRpc, from: FamilySender, reserved: ReadonlySet<string>) {
-  const [account, fee, current] = await Promise.all([rpc.account(from.address, 'current'), rpc.fee(), rpc.currentLedger()]);
+  const [account, fee, current] = await Promise.all([rpc.account(from.address, 'current'), keptFor(`fee|${rpc.url}`, FEE_TTL_MS, () => rpc.fee()), rpc.currentLedger()]);
   const wanted = fee.openLedger > fee.base ? fee.openLedger : fee.base;
   const common: XrpCommon = {
     Sequence: nextFreeSequence(from.address, account?.sequence ?? 0, reserved),
@@ -53,7 +68,7 @@ const memoOf = (text: string) => [{ Memo: { MemoType: Buffer.from('text/plain').
 export async function buildPayment(rpc: XrpRpc, net: FamilyNetwork, from: FamilySender, intent: TransferIntent, reserved: ReadonlySet<string>): Promise<{ tx: XrplTxJson; fee: bigint }> {
   if (intent.to === from.address) throw invalidField('to', 'is the agent\'s own address');
   const [{ account, common }, destination, reserves] = await Promise.all([
-    commonFields(rpc, from, reserved), rpc.account(intent.to, 'validated'), rpc.reserves(),
+    commonFields(rpc, from, reserved), rpc.account(intent.to, 'validated'), keptFor(`reserves|${rpc.url}`, RESERVES_TTL_MS, () => rpc.reserves()),
   ]);
   const fee = BigInt(common.Fee);
   const spendable = account === null ? 0n : account.balance - reserves.base - BigInt(account.ownerCount) * reserves.owner;
