@@ -73,7 +73,10 @@ export async function xrpNode(): Promise<BenchNode> {
   return {
     chain: 'xrp-devnet', rpcUrl: info.rpc_url!, pid,
     fund: async (address) => {
-      const res = await fetch(`${info.control_url}/fund`, { method: 'POST', body: JSON.stringify({ address, xrp: '1000' }) });
+      // Once more on a failed connection: the raw runs block this event loop past the server's
+      // keep-alive timeout, so a kept connection may be closed under the next request.
+      const post = () => fetch(`${info.control_url}/fund`, { method: 'POST', body: JSON.stringify({ address, xrp: '1000' }) });
+      const res = await post().catch(post);
       if (!res.ok) throw new Error(`funding ${address}: ${res.status}`);
     },
     stop,
