@@ -5,10 +5,11 @@
 // `tx:<id>` workflow, sign-only blobs verifiable with xrpl, a destination tag the destination
 // demands, guardrails in XRP (max_value, a daily limit raced by parallel submits), Idempotency-Key
 // replay, parallel submits on distinct sequences, provided xrpl_tx_json under
-// xrpl_allowed_tx_types (unified sign and submit), LastLedgerSequence passing → failed, balance.
+// xrpl_allowed_tx_types (unified sign and submit), LastLedgerSequence passing → failed (its day
+// given back), balance.
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { ECDSA, Wallet, decode, deriveAddress, hashes, verifySignature } from 'xrpl';
-import { call, closeDb, eventually, operatorAccount, signup, type Account } from '../helpers/api.ts';
+import { call, closeDb, db, eventually, operatorAccount, signup, type Account } from '../helpers/api.ts';
 import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
 import { startXrplNode, type XrplNode } from '../helpers/xrpl-node.ts';
 
@@ -50,6 +51,8 @@ beforeAll(async () => {
   expect(put.status).toBe(200);
   expect(put.body).toMatchObject({ family: 'xrp', chain_id: 9000000000203 });
   owner = await signup('xrp-owner');
+  // Three agents here: more than the free plan's.
+  await db().query("UPDATE organizations SET billing_tier = 'pro' WHERE id = $1", [owner.orgId]);
   bot = await newBot({ max_value: '20' }, 500n, { xrpl_allowed_tx_types: ['TrustSet', 'Payment'] });
 }, 120_000);
 
@@ -183,17 +186,24 @@ test('unified sign of a provided xrpl_tx_json: allowed type and the agent\'s Acc
   expect((await tx(bot, { xrpl_tx_json: trust, to: recipient() })).status).toBe(400);
 });
 
-test('a transaction the server lost fails once LastLedgerSequence passes, and is never re-signed', async () => {
+test('a transaction the server lost fails once LastLedgerSequence passes, is never re-signed, and gives its day back', async () => {
+  const limited = await newBot({ daily_limit: '1.5' }, 50n);
   const to = recipient();
   node.dropNextSubmit();
-  const r = await tx(bot, { to, value: '1' });
+  const r = await tx(limited, { to, value: '1' });
   expect(r.status).toBe(201);
   const lls = (decode(r.body.signed_tx) as { LastLedgerSequence: number }).LastLedgerSequence;
-  await eventually('the lost submit reported broadcast', async () => ((await getTx(bot, r.body.id)).body.status === 'broadcast' ? true : undefined), 30_000);
+  await eventually('the lost submit reported broadcast', async () => ((await getTx(limited, r.body.id)).body.status === 'broadcast' ? true : undefined), 30_000);
   node.closeLedger(lls - node.validatedLedger() + 1);
-  const done = await settled(bot, r.body.id, 'failed');
+  const done = await settled(limited, r.body.id, 'failed');
   expect(done.error_message).toContain('LastLedgerSequence');
   expect(done.tx_hash).toBe(r.body.tx_hash);
   expect(node.balance(to)).toBe(0n);
   expect(new Set(node.submissions.filter((s) => (s.tx as { Destination?: string }).Destination === to).map((s) => s.hash)).size).toBe(1);
+  // Nothing moved: the 1 XRP is back in the day's 1.5, and the sequence is used again.
+  const again = await tx(limited, { to, value: '1' });
+  expect(again.status).toBe(201);
+  expect((decode(again.body.signed_tx) as { Sequence: number }).Sequence).toBe((decode(r.body.signed_tx) as { Sequence: number }).Sequence);
+  await settled(limited, again.body.id, 'confirmed');
+  expect(node.balance(to)).toBe(1_000_000n);
 });

@@ -74,11 +74,14 @@ export type SignedTransfer = {
 /** 'sent' also when the node already had the bytes; `permanent` when the node will never take them. */
 export type BroadcastVerdict = { sent: true } | { sent: false; permanent: boolean; reason: string };
 
-/** Where signed bytes stand on the chain. `expired`: Solana, the blockhash passed and the network never saw it. */
+/**
+ * Where signed bytes stand on the chain. `expired`: Solana, the blockhash passed and the network never saw it.
+ * `failed` with `neverOnChain`: it can never be on chain (XRP: past its LastLedgerSequence): what it reserved is given back.
+ */
 export type TransferStatus =
   | { state: 'unknown' | 'pending' | 'expired' }
   | { state: 'confirmed'; confirmations: number; block: bigint | null }
-  | { state: 'failed'; reason: string; block: bigint | null };
+  | { state: 'failed'; reason: string; block: bigint | null; neverOnChain?: boolean };
 
 export interface ChainFamily {
   readonly family: FamilyName;

@@ -29,7 +29,7 @@ export async function transactionStatus(rpc: XrpRpc, _net: FamilyNetwork, hash: 
   if (found) return { state: 'pending' };
   const lls = typeof details.lastLedgerSequence === 'number' ? details.lastLedgerSequence : null;
   if (lls !== null && validated > lls) {
-    return { state: 'failed', reason: `Not validated by its LastLedgerSequence ${lls} (validated ledger ${validated}): it can never be; not re-signed`, block: null };
+    return { state: 'failed', reason: `Not validated by its LastLedgerSequence ${lls} (validated ledger ${validated}): it can never be; not re-signed`, block: null, neverOnChain: true };
   }
   return { state: found === null ? 'unknown' : 'pending' };
 }
