@@ -9,7 +9,8 @@
 // (tecUNFUNDED_PAYMENT), a missing destination tag (tecDST_TAG_NEEDED), a new account below the
 // base reserve (tecNO_DST_INSUF_XRP). tec results claim the fee and use the sequence, as on the
 // ledger. Applied transactions are validated when the open ledger closes (every `closeMs`, or the
-// control's /control/close). Controls (same port): POST /control/fund {address, xrp},
+// control's /control/close). One ledger state answers every ledger_index (validated and current
+// views are the same here). Controls (same port): POST /control/fund {address, xrp},
 // /control/close {ledgers}, /control/require-dest-tag {address}, /control/drop-next-submit.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
