@@ -34,6 +34,9 @@ export function intentServices(d: {
   // A transaction above its agent's approval threshold waits on an approval of its own (issue 31 §4).
   const heldApprovals = new HeldActionApprovals(new ApprovalsClient(d.temporal, d.log));
   const client = new TransactionsClient(d.temporal, d.log);
+  const familyTransactions = new FamilyTransactionCommands({
+    db: d.db, hot: d.hot, kms: d.kms, audit: d.audit, client, families: new ChainFamilies({ rpcOverrides: d.rpcOverrides }),
+  });
   return {
     chainRpc,
     simulations,
@@ -43,9 +46,9 @@ export function intentServices(d: {
       openApproval: (tx, a) => heldApprovals.open(tx, a),
     }),
     // Bitcoin and Solana (issue 32): the same routes, the families' own building and signing.
-    familySigning: new FamilySignCommands({ db: d.db, kms: d.kms, audit: d.audit }),
-    familyTransactions: new FamilyTransactionCommands({ hot: d.hot,
-      db: d.db, kms: d.kms, audit: d.audit, client, families: new ChainFamilies({ rpcOverrides: d.rpcOverrides }),
+    familySigning: new FamilySignCommands({
+      db: d.db, kms: d.kms, audit: d.audit, xrpSignOnly: async (ctx, agentId, req) => (await familyTransactions.submit(ctx, agentId, req, null, 'sign_only')).tx,
     }),
+    familyTransactions,
   };
 }

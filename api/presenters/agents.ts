@@ -51,6 +51,8 @@ export const AgentSchema = shape('Agent', z.object({
   execution_guardrails: jsonObject,
   /** Bitcoin, Solana and Tron guardrails in their native units: {"bitcoin": {"max_value", "daily_limit", "to_allowlist"}, "solana": {…, "token_allowlist", "ata_allowlist"}, "tron": {…, "token_allowlist"}}. */
   per_chain_guardrails: jsonObject,
+  /** XRPL transaction types the agent may sign from a provided xrpl_tx_json (empty: none). */
+  xrpl_allowed_tx_types: z.array(z.string()),
   created_by: uuid.optional(),
   created_at: timestamp,
   updated_at: timestamp,
@@ -129,6 +131,7 @@ export function presentAgent(a: AgentRow): z.output<typeof AgentSchema> {
     execution_intents_enabled: a.execution_intents_enabled,
     execution_guardrails: a.execution_guardrails ?? {},
     per_chain_guardrails: a.per_chain_guardrails ?? {},
+    xrpl_allowed_tx_types: a.xrpl_allowed_tx_types ?? [],
     created_by: omitNull(a.created_by),
     created_at: isoAlways(a.created_at),
     updated_at: isoAlways(a.updated_at),

@@ -15,8 +15,8 @@ export const SignIntentResultSchema = shape('SignIntentResult', z.object({
   chain: z.string(),
   /** The signer: the EIP-55 address of the agent's active key (EVM), or its base58 address (Solana). */
   from: z.string().min(32).max(64),
-  /** EVM: 65 bytes of 0x-hex, r ‖ s ‖ v, v = 27 + recovery id. Solana: the 64-byte Ed25519 signature in base58. */
-  signature: z.string().min(64).max(132).nullable(),
+  /** EVM: 65 bytes of 0x-hex, r ‖ s ‖ v, v = 27 + recovery id. Solana: the 64-byte Ed25519 signature in base58. XRP: the DER TxnSignature (hex, up to 72 bytes). */
+  signature: z.string().min(64).max(144).nullable(),
   /** transaction: EVM, the signed EIP-2718 serialization (0x-hex); Solana, the signed transaction (base64). Never broadcast here. */
   signed_tx: z.string().nullable(),
   /** transaction: EVM, keccak256 of signed_tx; Solana, the fee payer's signature (base58), the transaction's id. */

@@ -40,6 +40,8 @@ export const Agent = defineEntity({
     eip712_domain_allowlist: p.json<unknown[]>().default('[]').check("jsonb_typeof(eip712_domain_allowlist) = 'array'"),
     /** Guardrails per chain family in its native unit (0038): {"bitcoin": {"max_value": "0.01", "daily_limit": "0.1"}, …}. */
     per_chain_guardrails: p.json<Record<string, unknown>>().default('{}').check("jsonb_typeof(per_chain_guardrails) = 'object'"),
+    /** XRPL transaction types the agent may sign when it provides them whole (xrpl_tx_json; 0039); empty: none. */
+    xrpl_allowed_tx_types: p.json<string[]>().default('[]').check("jsonb_typeof(xrpl_allowed_tx_types) = 'array'"),
   },
   indexes: [{ name: 'agents_org_idx', properties: ['org_id'] }],
 });

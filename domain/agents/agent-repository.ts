@@ -19,6 +19,7 @@ export const AGENT_COLUMNS = [
   'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'tx_approval_threshold_eth', 'token_ttl_seconds',
   'created_by', 'human_email', 'message_signing_enabled', 'raw_signing_enabled', 'eip712_default_policy', 'eip712_domain_allowlist',
   'execution_intents_enabled', 'execution_guardrails', 'created_at', 'updated_at', 'last_active_at', 'per_chain_guardrails',
+  'xrpl_allowed_tx_types',
 ] as const;
 
 /**
@@ -44,6 +45,8 @@ export type AgentSettings = {
   eip712_default_policy?: Eip712Policy; eip712_domain_allowlist?: Eip712DomainEntry[];
   /** Bitcoin and Solana guardrails in their native units (domain/intents/families/family-guardrails.ts). */
   per_chain_guardrails?: Record<string, Record<string, unknown>>;
+  /** XRPL transaction types the agent may sign from a provided xrpl_tx_json (domain/intents/families/xrp/xrp-provided.ts). */
+  xrpl_allowed_tx_types?: string[];
 };
 
 /** An agent created through enrollment starts with these. */
@@ -56,7 +59,7 @@ export const DEFAULT_SETTINGS: Omit<AgentSettings, 'name' | 'description'> = {
 const SETTING_COLUMNS: (keyof AgentSettings)[] = ['name', 'description', 'intents_api_enabled', 'scopes', 'api_key_expires_at',
   'tx_max_value_eth', 'tx_daily_limit_eth', 'tx_to_allowlist', 'tx_allowed_chains', 'tx_max_per_day', 'token_ttl_seconds',
   'tx_approval_threshold_eth', 'message_signing_enabled', 'raw_signing_enabled', 'eip712_default_policy', 'eip712_domain_allowlist', 'execution_intents_enabled',
-  'execution_guardrails', 'per_chain_guardrails'];
+  'execution_guardrails', 'per_chain_guardrails', 'xrpl_allowed_tx_types'];
 
 export async function insertAgent(tx: EntityManager, orgId: string, createdBy: string, s: AgentSettings, key: { prefix: string; digest: string }, humanEmail: string | null = null): Promise<AgentRow> {
   const agent = await query(tx).insertInto('agents').values({
@@ -66,7 +69,7 @@ export async function insertAgent(tx: EntityManager, orgId: string, createdBy: s
     tx_allowed_chains: s.tx_allowed_chains, tx_max_per_day: s.tx_max_per_day, token_ttl_seconds: s.token_ttl_seconds, created_by: createdBy,
     tx_approval_threshold_eth: s.tx_approval_threshold_eth,
     human_email: humanEmail, execution_intents_enabled: s.execution_intents_enabled, execution_guardrails: s.execution_guardrails,
-    per_chain_guardrails: s.per_chain_guardrails ?? {},
+    per_chain_guardrails: s.per_chain_guardrails ?? {}, xrpl_allowed_tx_types: s.xrpl_allowed_tx_types ?? [],
   }).returning(AGENT_COLUMNS).executeTakeFirstOrThrow() as AgentRow;
   await emitEvent(tx, orgId, 'agent.created', { agent_id: agent.id, name: agent.name, actor: subjectOf({ type: 'user', id: createdBy }) });
   return agent;

@@ -48,6 +48,42 @@ export async function bitcoinNode(): Promise<BenchNode> {
   };
 }
 
+/** A tool of test/tools started as a child process (its own event loop), its first stdout line as JSON. */
+async function childTool(script: string, portEnv: string): Promise<{ info: Record<string, string>; pid: number | undefined; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn('sh', ['bin/node24', script], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, [portEnv]: String(port) } });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const killOnExit = () => { child.kill('SIGKILL'); };
+  process.once('exit', killOnExit);
+  const stop = async () => {
+    process.removeListener('exit', killOnExit);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  const first = await Promise.race([
+    new Promise<string>((resolve) => readline.createInterface({ input: child.stdout! }).once('line', resolve)),
+    exited.then(() => { throw new Error(`${script} exited before it listened`); }),
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${script} did not start within 60 s`)), 60_000).unref()),
+  ]).catch(async (e: unknown) => { await stop(); throw e; });
+  return { info: JSON.parse(first) as Record<string, string>, pid: child.pid, stop };
+}
+
+/** The fake XRPL server (test/tools/local-xrp.ts) in a child process; fund() gives 1,000 XRP. */
+export async function xrpNode(): Promise<BenchNode> {
+  const { info, pid, stop } = await childTool('test/tools/local-xrp.ts', 'XRP_PORT');
+  return {
+    chain: 'xrp-devnet', rpcUrl: info.rpc_url!, pid,
+    fund: async (address) => {
+      // Once more on a failed connection: the raw runs block this event loop past the server's
+      // keep-alive timeout, so a kept connection may be closed under the next request.
+      const post = () => fetch(`${info.control_url}/fund`, { method: 'POST', body: JSON.stringify({ address, xrp: '1000' }) });
+      const res = await post().catch(post);
+      if (!res.ok) throw new Error(`funding ${address}: ${res.status}`);
+    },
+    stop,
+  };
+}
+
 /** The LiteSVM node in a child process; fund() airdrops 1,000 SOL. */
 export async function solanaNode(): Promise<BenchNode> {
   const port = await freePort();

@@ -9,12 +9,15 @@
 //            verifies the signature when it serializes).
 //   Tron:    a TransferContract in tronweb's protobuf (txJsonToPb on a fixed reference block), its
 //            raw_data_hex and txID, signed by tronweb's signTransaction (65 bytes r‖s‖v).
+//   XRP:     an xrpl Payment (Sequence, Fee, LastLedgerSequence, as the service builds it) signed
+//            by xrpl's Wallet.sign with a secp256k1 key: the blob and its hash.
 import { randomBytes } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
 import { ECPairFactory } from 'ecpair';
 import { Keypair, PublicKey, SystemProgram, Transaction } from '@solana/web3.js';
 import { utils as tron } from 'tronweb';
+import { ECDSA, Wallet } from 'xrpl';
 
 const WARM_UP = 200;
 
@@ -73,5 +76,17 @@ export async function rawTronSignsPerSecond(seconds: number): Promise<number> {
     const pb = tron.transaction.txJsonToPb({ raw_data, visible: false });
     const tx = { visible: false, txID: tron.transaction.txPbToTxID(pb).slice(2), raw_data, raw_data_hex: tron.transaction.txPbToRawDataHex(pb) };
     return JSON.stringify(tron.crypto.signTransaction(key, tx));
+  });
+}
+
+export async function rawXrpSignsPerSecond(seconds: number): Promise<number> {
+  const wallet = Wallet.generate(ECDSA.secp256k1);
+  const to = Wallet.generate(ECDSA.secp256k1).classicAddress;
+  return perSecond(seconds, (i) => {
+    const signed = wallet.sign({
+      TransactionType: 'Payment', Account: wallet.classicAddress, Destination: to, Amount: '1000', Flags: 0,
+      Sequence: 1 + (i % 1000), Fee: '10', LastLedgerSequence: 5000,
+    });
+    return [signed.tx_blob, signed.hash];
   });
 }

@@ -23,9 +23,10 @@ import * as ecc from 'tiny-secp256k1';
 import { Keypair } from '@solana/web3.js';
 import { api } from './bench-http.ts';
 import { run, type Signer } from './signing.ts';
-import { bitcoinNode, pinChain, solanaNode, tronNode, type BenchNode } from './family-nodes.ts';
-import { rawBitcoinSignsPerSecond, rawSolanaSignsPerSecond, rawTronSignsPerSecond } from './family-raw-signing.ts';
+import { bitcoinNode, pinChain, solanaNode, tronNode, xrpNode, type BenchNode } from './family-nodes.ts';
+import { rawBitcoinSignsPerSecond, rawSolanaSignsPerSecond, rawTronSignsPerSecond, rawXrpSignsPerSecond } from './family-raw-signing.ts';
 import { utils as tron } from 'tronweb';
+import { ECDSA, Wallet } from 'xrpl';
 import { cpuPerRunLines, cpuSnapshot } from './cpu-split.ts';
 import fs from 'node:fs';
 
@@ -34,7 +35,7 @@ const AGENTS = 16;
 /** Requests of the sequential phase (after a tenth as many unmeasured). */
 const SEQUENTIAL = 200;
 
-export type BenchFamily = 'bitcoin' | 'solana' | 'tron';
+export type BenchFamily = 'bitcoin' | 'solana' | 'xrp' | 'tron';
 
 type FamilySetup = {
   title: string;
@@ -58,6 +59,12 @@ const SETUPS: Record<BenchFamily, FamilySetup> = {
   tron: {
     title: 'Tron signing', library: 'tronweb', startNode: tronNode, raw: rawTronSignsPerSecond, value: '0.001',
     payee: () => tron.address.fromPrivateKey(randomBytes(32).toString('hex')) as string,
+  },
+  // The fake XRPL server (test/tools/local-xrp.ts); the service reads account_info (sender and
+  // payee), fee, ledger_current and server_state per transfer. The payee is funded (an existing account).
+  xrp: {
+    title: 'XRP signing', library: 'xrpl', startNode: xrpNode, raw: rawXrpSignsPerSecond, value: '0.001',
+    payee: () => Wallet.generate(ECDSA.secp256k1).classicAddress,
   },
 };
 
@@ -148,6 +155,7 @@ export async function benchFamilySigning(family: BenchFamily, baseUrl: string, d
     log(`${family}: raw ${s.library} signing in this process`);
     const rawBefore = await s.raw(SECONDS);
     const body = { chain: node.chain, to: s.payee(), value: s.value };
+    if (family === 'xrp') await node.fund(body.to); // a payment below the base reserve needs an existing account
     const path = (a: Signer) => `/v1/agents/${a.id}/transactions/sign`;
     const scenarios: [string, Signer[], number][] = [
       [`POST …/transactions/sign ${node.chain} (node reads, record, counters, sign, audit)`, agents.slice(0, 1), 1],

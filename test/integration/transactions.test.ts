@@ -240,7 +240,9 @@ describe('who may transact', () => {
       ['token_mint', { chain: chain.name, to, value: '1', token_mint: 'So11111111111111111111111111111111111111112' }],
       ['mode', { chain: chain.name, to, value: '1', mode: 'smart_account' }],
       ['to', { chain: 'bitcoin', to, value: '1' }], // an EVM address is no Bitcoin destination
-      ['chain', { chain: 'xrp', to, value: '1' }],
+      ['to', { chain: 'xrp', to, value: '1' }], // nor an XRP one
+      ['to', { chain: 'tron', to, value: '1' }], // nor a Tron one
+      ['chain', { chain: 'cardano', to, value: '1' }],
       ['chain_id', { chain: chain.name, chain_id: 1, to, value: '1' }],
     ];
     for (const [field, body] of cases) {

@@ -1,14 +1,16 @@
-// The body of a transaction on a Bitcoin, Solana or Tron network (the same routes as EVM:
+// The body of a transaction on a Bitcoin, Solana, XRP Ledger or Tron network (the same routes as EVM:
 // transaction-schema.ts hands the body here when `chain` names one). Reference
 // SubmitTransactionRequest's non-EVM fields: `value` in the chain's major unit (BTC, SOL, TRX) or, with
 // `token_mint` (an SPL mint, or a TRC-20 contract's T… address), in the token's (token_decimals,
 // default 6); `fee_rate_sat_per_vbyte` (Bitcoin); `fee_limit_sun` (Tron TRC-20);
 // ours: `compute_unit_price` (Solana micro-lamports per compute unit) and
 // `create_recipient_token_account` (Solana: create the recipient's associated token account when
-// it has none; by default it is created when the agent's ata_allowlist allows it). Fields of EVM
+// it has none; by default it is created when the agent's ata_allowlist allows it); XRP:
+// `destination_tag`, `memo`, or `xrpl_tx_json` (a whole transaction, instead of `to`/`value`). Fields of EVM
 // or of other chains are refused by name rather than silently dropped.
 import { z } from 'zod';
 import type { FamilyTransactionRequest } from '../../../domain/intents/families/family-request.ts';
+import { familyNetworkOf } from '../../../domain/intents/families/family-chains.ts';
 import { chain, opt, quantity } from './evm-fields.ts';
 
 const REFUSED: Record<string, string> = {
@@ -19,8 +21,14 @@ const REFUSED: Record<string, string> = {
   raw_transaction: 'is not offered: send the fields (to, value …) and the service builds the transaction',
 };
 
+/** XRP's own fields (family-request.ts): offered only on an XRP Ledger network. */
+const XRP_FIELDS = new Set(['destination_tag', 'memo', 'xrpl_tx_json']);
+
 const refuseOthers = (o: Record<string, unknown>, ctx: z.RefinementCtx) => {
+  const named = o.chain ?? o.chain_id;
+  const xrp = (typeof named === 'string' || typeof named === 'number') && familyNetworkOf(named)?.family === 'xrp';
   for (const [field, why] of Object.entries(REFUSED)) {
+    if (xrp && XRP_FIELDS.has(field)) continue;
     if (o[field] !== undefined && o[field] !== null) ctx.addIssue({ code: 'custom', path: [field], message: why });
   }
   if (o.simulate_first === true) ctx.addIssue({ code: 'custom', path: ['simulate_first'], message: 'simulation is for EVM chains' });
@@ -35,8 +43,8 @@ const decimalText = z.union([z.string().trim().max(100), z.number().nonnegative(
 const familyTransactionFields = {
   chain: opt(chain),
   chain_id: opt(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
-  to: z.string().trim().min(1).max(128),
-  value: decimalText,
+  to: opt(z.string().trim().min(1).max(128)),
+  value: opt(decimalText),
   token_mint: opt(z.string().trim().min(32).max(44)),
   token_decimals: opt(z.number().int().min(0).max(255)),
   create_recipient_token_account: opt(z.boolean()),
@@ -44,6 +52,10 @@ const familyTransactionFields = {
   compute_unit_price: opt(quantity(2n ** 64n - 1n, 'micro-lamports per compute unit')),
   fee_limit_sun: opt(quantity(BigInt(Number.MAX_SAFE_INTEGER), 'sun')),
   signing_key_path: opt(z.string().max(512)),
+  // XRP: a Payment's DestinationTag (uint32) and memo text; or a whole transaction (xrpl_tx_json) instead of to/value.
+  destination_tag: opt(z.number().int().min(0).max(4294967295)),
+  memo: opt(z.string().min(1).max(512)),
+  xrpl_tx_json: opt(z.record(z.string(), z.unknown())),
 };
 
 export const familyTransactionBody = z.looseObject(familyTransactionFields).superRefine(refuseOthers).transform((b, ctx): FamilyTransactionRequest => {
@@ -52,8 +64,19 @@ export const familyTransactionBody = z.looseObject(familyTransactionFields).supe
     ctx.addIssue({ code: 'custom', path: ['chain'], message: 'is required' });
     return z.NEVER;
   }
+  if (b.xrpl_tx_json !== undefined) {
+    for (const f of ['to', 'value', 'destination_tag', 'memo'] as const) {
+      if (b[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'comes from xrpl_tx_json: send one or the other' });
+    }
+    // to and value are the provided transaction's (family-transaction-commands.ts reads them from it).
+    return { chain: named, to: '', value: '0', xrplTxJson: b.xrpl_tx_json, signingKeyPath: b.signing_key_path };
+  }
+  if (b.to === undefined || b.value === undefined) {
+    ctx.addIssue({ code: 'custom', path: [b.to === undefined ? 'to' : 'value'], message: 'is required' });
+    return z.NEVER;
+  }
   return {
-    chain: named, to: b.to, value: b.value, tokenMint: b.token_mint, tokenDecimals: b.token_decimals,
+    chain: named, to: b.to, value: b.value, destinationTag: b.destination_tag, memo: b.memo, tokenMint: b.token_mint, tokenDecimals: b.token_decimals,
     createRecipientTokenAccount: b.create_recipient_token_account, feeRateSatPerVbyte: b.fee_rate_sat_per_vbyte,
     computeUnitPrice: b.compute_unit_price, feeLimitSun: b.fee_limit_sun, signingKeyPath: b.signing_key_path,
   };

@@ -53,8 +53,11 @@ const familyRules = (decimals: number) => z.strictObject({
 }).transform((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined && v !== null)));
 
 /** Guardrails per chain family in its native unit (domain/intents/families/family-guardrails.ts). */
-const perChainGuardrails = z.strictObject({ bitcoin: familyRules(8).optional(), solana: familyRules(9).optional(), tron: familyRules(6).optional() })
+const perChainGuardrails = z.strictObject({ bitcoin: familyRules(8).optional(), solana: familyRules(9).optional(), xrp: familyRules(6).optional(), tron: familyRules(6).optional() })
   .transform((o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, Record<string, unknown>>);
+
+/** XRPL transaction types (Payment, TrustSet, OfferCreate …) the agent may sign from a provided xrpl_tx_json. */
+const xrplTxTypes = z.array(z.string().regex(/^[A-Z][A-Za-z]{1,63}$/, { message: 'must be an XRPL TransactionType such as TrustSet' })).max(100);
 
 /**
  * An EIP-712 domain the agent may sign typed data for under policy `deny`: one or more of the
@@ -97,6 +100,7 @@ export const createAgentBody = z.preprocess(guardrailAliases, z.object({
   execution_intents_enabled: settings.execution_intents_enabled.optional().default(false),
   execution_guardrails: settings.execution_guardrails.optional().default({}),
   per_chain_guardrails: perChainGuardrails.optional(),
+  xrpl_allowed_tx_types: xrplTxTypes.optional(),
 }));
 
 export const updateAgentBody = z.preprocess(guardrailAliases, z.object({
@@ -115,6 +119,7 @@ export const updateAgentBody = z.preprocess(guardrailAliases, z.object({
   execution_intents_enabled: settings.execution_intents_enabled.optional(),
   execution_guardrails: settings.execution_guardrails.optional(),
   per_chain_guardrails: perChainGuardrails.optional(),
+  xrpl_allowed_tx_types: xrplTxTypes.optional(),
   // The unified sign endpoint's switches (POST /v1/agents/{id}/sign): humans set them, here only.
   message_signing_enabled: z.boolean().optional(),
   raw_signing_enabled: z.boolean().optional(),

@@ -89,6 +89,8 @@ export const signIntentBody = z.object({
   raw_transaction: opt(z.string().max(90_000)),
   /** Tron `transaction`: the transaction JSON {raw_data, raw_data_hex, txID} (or that JSON as text) whose owner_address is the agent. */
   tron_transaction: opt(z.union([z.string().max(300_000), z.record(z.string(), z.unknown())])),
+  /** XRP `transaction`: the XRPL transaction JSON to sign (its Account the agent, its type among xrpl_allowed_tx_types). */
+  xrpl_tx_json: opt(z.record(z.string(), z.unknown())),
 }) satisfies z.ZodType<SignIntentInput & { sign_only?: boolean }>;
 
 export const signIntentParams = z.object({ agent_id: idParam });

@@ -91,11 +91,13 @@ export type TransactionBody = { kind: 'evm'; req: TransactionRequest } | { kind:
 const numberOrText = z.union([z.number(), z.string()]);
 /** The fields as sent (no transforms, so the chosen schema parses them as they came). */
 const asSent = {
-  chain: numberOrText.nullish(), chain_id: z.number().nullish(), to: z.string(), value: numberOrText, data: z.string().nullish(),
+  // to and value: required by both schemas, except on XRP with xrpl_tx_json (a whole transaction).
+  chain: numberOrText.nullish(), chain_id: z.number().nullish(), to: z.string().optional(), value: numberOrText.optional(), data: z.string().nullish(),
   signing_key_path: z.string().nullish(), nonce: numberOrText.nullish(), gas_limit: numberOrText.nullish(), gas_price: numberOrText.nullish(),
   max_fee_per_gas: numberOrText.nullish(), max_priority_fee_per_gas: numberOrText.nullish(), simulate_first: z.boolean().nullish(),
   token_mint: z.string().nullish(), token_decimals: z.number().nullish(), create_recipient_token_account: z.boolean().nullish(),
   fee_rate_sat_per_vbyte: z.number().nullish(), compute_unit_price: numberOrText.nullish(),
+  destination_tag: z.number().nullish(), memo: z.string().nullish(), xrpl_tx_json: z.record(z.string(), z.unknown()).nullish(),
 };
 
 export const submitTransactionBody = z.looseObject(asSent).transform((o, ctx): TransactionBody => {

@@ -21,7 +21,7 @@ const confirm = (ctx: { get(h: string): string }) => ctx.get('x-auth-confirm') |
 export const treasuryWalletRoutes = [
   route({
     method: 'POST', path: '/v1/treasury/wallets/generate', tag: TAG, auth: 'user',
-    summary: "Generate the caller's wallets for the chains named, or for every chain family supported (ethereum, bitcoin, solana); a family with an active wallet keeps it",
+    summary: "Generate the caller's wallets for the chains named, or for every chain family supported (ethereum, bitcoin, solana, xrp); a family with an active wallet keeps it",
     body: generateWalletsBody,
     success: { status: 201, description: "The caller's active wallets of the families asked, new and kept", schema: TreasuryWalletListSchema },
     errors: { 400: CHAIN_400, 403: WHO },

@@ -51,6 +51,11 @@ export type TransferIntent = {
   computeUnitPrice?: bigint;
   /** Tron TRC-20: the most TRX (in sun) the call may burn for energy (`fee_limit_sun`); absent → the family's default. */
   feeLimitSun?: bigint;
+  /** XRP: the Payment's DestinationTag (uint32) and a text memo. */
+  destinationTag?: number;
+  memo?: string;
+  /** XRP: a transaction the agent provides whole (checked by the commands), completed and signed instead of a Payment. */
+  xrplTxJson?: Record<string, unknown>;
 };
 
 /** Coins (or accounts) other requests are spending right now: the family must not pick them. */
@@ -81,11 +86,15 @@ export type SignedTransfer = {
 /** 'sent' also when the node already had the bytes; `permanent` when the node will never take them. */
 export type BroadcastVerdict = { sent: true } | { sent: false; permanent: boolean; reason: string };
 
-/** Where signed bytes stand on the chain. `expired`: the bytes can no longer be taken (Solana: the blockhash passed; Tron: the expiration) and the network never saw them. */
+/**
+ * Where signed bytes stand on the chain. `expired`: the bytes can no longer be taken (Solana: the
+ * blockhash passed; Tron: the expiration) and the network never saw them. `failed` with
+ * `neverOnChain`: it can never be on chain (XRP: past its LastLedgerSequence): what it reserved is given back.
+ */
 export type TransferStatus =
   | { state: 'unknown' | 'pending' | 'expired' }
   | { state: 'confirmed'; confirmations: number; block: bigint | null }
-  | { state: 'failed'; reason: string; block: bigint | null };
+  | { state: 'failed'; reason: string; block: bigint | null; neverOnChain?: boolean };
 
 export interface ChainFamily {
   readonly family: FamilyName;

@@ -5,7 +5,7 @@
 //            good ends the row failed and gives back its reservations (day, coins); an unreachable
 //            node throws (the activity is retried).
 //   receipt: confirmed once the family says so (its confirmations); failed when it failed on
-//            chain; Solana only: when the blockhash expired and the network provably never saw the
+//            chain, or (XRP) can never be on chain, its reservations then given back; Solana only: when the blockhash expired and the network provably never saw the
 //            bytes (family `expired`), the same transfer is built on a fresh blockhash, signed
 //            once more and sent — the row's bytes are replaced only while they are still the
 //            expired ones, so a retried step re-signs nothing twice. A family whose onExpired is
@@ -54,6 +54,12 @@ export class FamilyBroadcaster {
     if (!OPEN.has(t.status)) return 'ended';
     const network = await this.network(t);
     const st = await network.family.status(network.net, t.tx_hash!, t.details ?? {});
+    if (st.state === 'failed' && st.neverOnChain) {
+      // XRP past its LastLedgerSequence: nothing happened on chain, so its day and sequence are given back.
+      if (t.status === 'signed') await this.markSent(t);
+      await endFamilyTransaction(this.d.em(), t.id, ['signed', 'broadcast'], st.reason);
+      return 'failed';
+    }
     if (st.state === 'confirmed' || st.state === 'failed') {
       await this.d.em().transactional(async (tx) => {
         if (t.status === 'signed') await this.broadcastEvent(tx, t);

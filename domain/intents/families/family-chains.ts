@@ -6,7 +6,7 @@
 import type { FamilyName } from './chain-family.ts';
 
 /** The non-EVM families the Intents API signs for. */
-export type SignedFamily = Extract<FamilyName, 'bitcoin' | 'solana' | 'tron'>;
+export type SignedFamily = Extract<FamilyName, 'bitcoin' | 'solana' | 'xrp' | 'tron'>;
 
 /** A seeded network: its chains row name, synthetic chain id and family. */
 type SeededNetwork = { name: string; chainId: number; family: SignedFamily };
@@ -19,6 +19,9 @@ const SEEDED: SeededNetwork[] = [
   { name: 'solana-devnet', chainId: 9000000000102, family: 'solana' },
   { name: 'solana-testnet', chainId: 9000000000103, family: 'solana' },
   { name: 'solana-localnet', chainId: 9000000000104, family: 'solana' },
+  { name: 'xrp', chainId: 9000000000201, family: 'xrp' }, // migration 0039
+  { name: 'xrp-testnet', chainId: 9000000000202, family: 'xrp' },
+  { name: 'xrp-devnet', chainId: 9000000000203, family: 'xrp' },
   // Tron: migration 0041.
   { name: 'tron', chainId: 9000000000401, family: 'tron' },
   { name: 'tron-nile', chainId: 9000000000402, family: 'tron' },
@@ -26,7 +29,8 @@ const SEEDED: SeededNetwork[] = [
 ];
 
 /** Short spellings clients send for a family's main network. */
-const ALIASES: Record<string, string> = { btc: 'bitcoin', sol: 'solana', 'solana-mainnet': 'solana', 'bitcoin-mainnet': 'bitcoin', trx: 'tron', 'tron-mainnet': 'tron' };
+const ALIASES: Record<string, string> = { btc: 'bitcoin', sol: 'solana', 'solana-mainnet': 'solana', 'bitcoin-mainnet': 'bitcoin',
+  xrpl: 'xrp', ripple: 'xrp', 'xrp-mainnet': 'xrp', trx: 'tron', 'tron-mainnet': 'tron' };
 
 const byName = new Map(SEEDED.map((n) => [n.name, n]));
 const byId = new Map(SEEDED.map((n) => [n.chainId, n]));

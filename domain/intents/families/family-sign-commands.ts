@@ -8,6 +8,9 @@
 // here: its transfers go through POST …/transactions/sign, under the guardrails.
 // Tron (issue 33): `transaction` with `tron_transaction` (its JSON), once its one contract's
 // owner_address is checked to be the agent (tron/tron-provided.ts); blind signing as on Solana.
+// XRP: `transaction` with `xrpl_tx_json` is the same as POST …/transactions/sign with it
+// (xrp/xrp-provided.ts: its type among the agent's xrpl_allowed_tx_types, its Account the
+// agent's; recorded sign_only, under the guardrails and daily limits).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../../audit/action-context.ts';
 import type { ActionAudit } from '../../audit/action-audit.ts';
@@ -21,10 +24,17 @@ import { familyNetworkOf } from './family-chains.ts';
 import { FamilySigner } from './family-signer.ts';
 import { signMessage, signProvidedTransaction } from './solana/solana-signing.ts';
 import { signProvidedTronTransaction } from './tron/tron-provided.ts';
+import { decode } from 'xrpl';
+import type { FamilyTransactionRequest } from './family-request.ts';
+import type { TransactionRow } from '../transactions/transaction-repository.ts';
 
 export type FamilySignInput = {
   intent_type: string; chain: string | number; message?: string; raw_transaction?: string; tron_transaction?: unknown; signing_key_path?: string;
+  xrpl_tx_json?: Record<string, unknown>;
 };
+
+/** XRP: signs a provided transaction as POST …/transactions/sign does (family-transaction-commands.ts). */
+export type XrpSignOnly = (ctx: ActionContext, agentId: string, req: FamilyTransactionRequest) => Promise<Pick<TransactionRow, 'from_address' | 'signed_tx' | 'tx_hash' | 'chain'>>;
 
 /** The answer, in the unified sign result's terms (base58 signatures, base64 transactions). */
 export type FamilySignResult = {
@@ -36,10 +46,10 @@ export type FamilySignResult = {
 const messageBytes = (m: string): Buffer => (/^0x([0-9a-fA-F]{2})*$/.test(m) ? Buffer.from(m.slice(2), 'hex') : Buffer.from(m, 'utf8'));
 
 export class FamilySignCommands {
-  private readonly d: { db: () => EntityManager; audit: ActionAudit };
+  private readonly d: { db: () => EntityManager; audit: ActionAudit; xrpSignOnly?: XrpSignOnly };
   private readonly signer: FamilySigner;
 
-  constructor(deps: { db: () => EntityManager; kms: Kms; audit: ActionAudit }) {
+  constructor(deps: { db: () => EntityManager; kms: Kms; audit: ActionAudit; xrpSignOnly?: XrpSignOnly }) {
     this.d = deps;
     this.signer = new FamilySigner({ db: deps.db, kms: deps.kms });
   }
@@ -50,6 +60,7 @@ export class FamilySignCommands {
   }
 
   async sign(ctx: ActionContext, agentId: string, input: FamilySignInput): Promise<FamilySignResult> {
+    if (familyNetworkOf(input.chain)?.family === 'xrp') return this.signXrpl(ctx, agentId, input);
     const principal = callerOf(ctx);
     const em = this.d.db();
     const agent = await loadAgent(em, principal.orgId, agentId);
@@ -98,5 +109,15 @@ export class FamilySignCommands {
       details: { intent_type: result.intentType, chain: result.chain, address: result.from, signature: result.signature, tx_hash: s.txId },
     });
     return result;
+  }
+
+  /** XRP `transaction` with xrpl_tx_json (see the header); the signature is the signed transaction's TxnSignature. */
+  private async signXrpl(ctx: ActionContext, agentId: string, input: FamilySignInput): Promise<FamilySignResult> {
+    if (input.intent_type !== 'transaction') throw invalidField('intent_type', 'on the XRP Ledger: transaction (with xrpl_tx_json)');
+    if (input.xrpl_tx_json === undefined) throw invalidField('xrpl_tx_json', 'is required: the XRPL transaction (JSON) whose Account is the agent');
+    if (!this.d.xrpSignOnly) throw invalidField('chain', 'XRP signing is not available on this deployment');
+    const row = await this.d.xrpSignOnly(ctx, agentId, { chain: input.chain, to: '', value: '0', xrplTxJson: input.xrpl_tx_json, signingKeyPath: input.signing_key_path });
+    const signature = String((decode(row.signed_tx!) as { TxnSignature?: unknown }).TxnSignature ?? '');
+    return { intentType: 'transaction', chain: row.chain ?? String(input.chain), from: row.from_address ?? '', signature, signedTx: row.signed_tx, txHash: row.tx_hash, fullySigned: null };
   }
 }

@@ -44,10 +44,14 @@ import { SigningAgentCache, signingAgent, type SigningAgent, type SigningAgentGu
 import { SigningKeyRetired } from '../signing-keys/signer.ts';
 import type { SignedTransfer, TransferIntent } from './chain-family.ts';
 import { formatUnits, parseUnits } from './units.ts';
+import { providedRequest } from './xrp/xrp-provided.ts';
 
 export type FamilyTransactionDeps = {
   db: () => EntityManager; hot: HotReads; kms: Kms; families: ChainFamilies; audit: ActionAudit; client: Pick<TransactionsClient, 'startBroadcast'>;
 };
+
+/** Families whose submits reserve what they spend (Bitcoin: coins; XRP: sequences), built one sender at a time per process. */
+const SEQUENCED = new Set(['bitcoin', 'xrp']);
 
 /** Attempts at choosing coins when parallel requests keep taking the chosen ones. */
 const COIN_ATTEMPTS = 3;
@@ -124,6 +128,11 @@ export class FamilyTransactionCommands {
     });
     const { family, net } = network;
     checkSigningKeyPath(agent.id, req.signingKeyPath);
+    // XRP: a transaction the agent provides whole, checked (type allowed, Account the agent's) and read for to/value.
+    if (req.xrplTxJson !== undefined) {
+      const provided = req;
+      req = await onFacts(async () => providedRequest(provided, (await this.signer.activeKey(agent, 'xrp', access.key)).sender.address, agent.xrpl_allowed_tx_types));
+    }
     if (!family.isAddress(req.to, net)) throw invalidField('to', `must be a ${network.name} address valid on ${net.name}`);
     const intent = this.intentOf(network, req);
     // The recipient's token account is created when it has none, unless the request says no or
@@ -157,11 +166,11 @@ export class FamilyTransactionCommands {
       }
       return null;
     };
-    // One sender's Bitcoin submits are built one at a time in this process (they would all pick the
-    // same coins); across processes a coin taken first makes the transfer be built again. Solana
-    // and sign-only transfers reserve no coins and run side by side.
-    const row = network.name === 'bitcoin' && mode === 'submit' ? await this.senders.run(net.chainId, from, build) : await build();
-    if (row === null) throw conflict('The coins of this address are being spent by parallel requests; try again shortly');
+    // One sender's Bitcoin (XRP) submits are built one at a time in this process (they would all pick
+    // the same coins, the same sequence); across processes a coin (sequence) taken first makes the
+    // transfer be built again. Solana and sign-only transfers reserve nothing and run side by side.
+    const row = SEQUENCED.has(network.name) && mode === 'submit' ? await this.senders.run(net.chainId, from, build) : await build();
+    if (row === null) throw conflict('The coins (XRP: sequences) of this address are being taken by parallel requests; try again shortly');
     if (row === 'replay') {
       const prior = await findByIdempotencyKey(this.d.db(), agent.id, idempotencyKey!);
       if (!prior) throw conflict('Idempotency-Key: a transaction with this key is being created; retry shortly');
@@ -188,16 +197,18 @@ export class FamilyTransactionCommands {
     if (req.feeLimitSun !== undefined && (network.name !== 'tron' || !token)) throw invalidField('fee_limit_sun', 'is for Tron TRC-20 transfers only (with token_mint)');
     const decimals = token ? req.tokenDecimals ?? DEFAULT_TOKEN_DECIMALS : network.family.unit.decimals;
     const amount = parseUnits(req.value, decimals, 'value');
-    if (amount <= 0n) throw invalidField('value', 'must be more than 0');
+    if (amount <= 0n && req.xrplTxJson === undefined) throw invalidField('value', 'must be more than 0');
+    if ((req.destinationTag !== undefined || req.memo !== undefined || req.xrplTxJson !== undefined) && network.name !== 'xrp') throw invalidField('destination_tag', 'is for XRP only');
     return {
       to: req.to, amount, feeRateSatPerVbyte: req.feeRateSatPerVbyte, tokenMint: req.tokenMint, tokenDecimals: token ? decimals : undefined,
       createRecipientTokenAccount: req.createRecipientTokenAccount, computeUnitPrice: req.computeUnitPrice, feeLimitSun: req.feeLimitSun,
+      destinationTag: req.destinationTag, memo: req.memo, xrplTxJson: req.xrplTxJson,
     };
   }
 
   /** The family builds and signs once; chain trouble becomes the API's 503/422 as on EVM. */
   private async signOnce(network: ResolvedNetwork, key: FamilyKey, from: string, intent: TransferIntent, mode: TransactionMode): Promise<SignedTransfer> {
-    const reserved = network.name === 'bitcoin' ? await reservedOutpoints(this.d.hot, network.net.chainId, from) : new Set<string>();
+    const reserved = SEQUENCED.has(network.name) ? await reservedOutpoints(this.d.hot, network.net.chainId, from) : new Set<string>();
     try {
       return await network.family.signTransfer(network.net, { publicKey: key.sender.publicKey, address: from }, intent,
         { reservedOutpoints: reserved, signOnly: mode === 'sign_only' }, key.sign);

@@ -4,6 +4,8 @@
 //   bitcoin:  secp256k1 (the same KMS keys as EVM); address P2WPKH bech32 on mainnet — each
 //             network has its own (bcrt1… on regtest): addressesOf lists them
 //   solana:   Ed25519 (KMS createEd25519Key); public_key the 32-byte key; address its base58
+//   xrp:      secp256k1 (the same KMS keys as EVM); address the classic r… address of the
+//             compressed key (the same on every XRP Ledger network)
 //   tron:     secp256k1 (the same KMS keys as EVM); address base58check T… (every Tron network)
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { ed25519 } from '@noble/curves/ed25519';
@@ -14,6 +16,7 @@ import { publicKeyToAddress } from 'viem/accounts';
 import type { Kms, SigningKeyRef } from '../../crypto/kms/kms.ts';
 import { networksOf } from '../families/family-chains.ts';
 import { tronAddressOf } from '../families/tron/tron-address.ts';
+import { xrpAddressOf } from '../families/xrp/xrp-signing.ts';
 import type { SigningChain } from './signing-chains.ts';
 
 export type KeyFamily = {
@@ -55,6 +58,12 @@ export const KEY_FAMILIES: Record<SigningChain, KeyFamily> = {
     create: (kms, label) => kms.createEd25519Key(label),
     address: (pub) => new PublicKey(pub).toBase58(),
     matches: (secret, publicKeyHex) => toHex(ed25519.getPublicKey(secret)) === publicKeyHex,
+  },
+  xrp: {
+    curve: 'secp256k1',
+    create: (kms, label) => kms.createSigningKey(label),
+    address: (pub) => xrpAddressOf(compressed(toHex(pub))),
+    matches: secpMatches,
   },
   tron: {
     curve: 'secp256k1',
