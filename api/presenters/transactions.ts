@@ -96,7 +96,7 @@ export const SignedTransactionSchema = shape('SignOnlyTransaction', z.object({
   simulation_status: z.string().optional(),
 }), 'A transaction signed by the agent\'s key for the caller to send (never broadcast here)');
 
-const FAMILY_DECIMALS: Record<string, number> = { bitcoin: 8, solana: 9 };
+const FAMILY_DECIMALS: Record<string, number> = { bitcoin: 8, solana: 9, cardano: 6 };
 
 /** A Bitcoin or Solana row's amount in its major unit, its fee and token; nothing for EVM rows. */
 function familyFacts(t: TransactionRow): { amount?: string; fee?: string; token_mint?: string } {

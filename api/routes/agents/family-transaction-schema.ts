@@ -2,7 +2,7 @@
 // transaction-schema.ts hands the body here when `chain` names one). Reference
 // SubmitTransactionRequest's non-EVM fields: `value` in the chain's major unit (BTC, SOL) or, with
 // `token_mint`, in the token's (token_decimals, default 6); `fee_rate_sat_per_vbyte` (Bitcoin);
-// ours: `compute_unit_price` (Solana micro-lamports per compute unit) and
+// `ttl` (Cardano: seconds until the transaction expires unlanded, default 7200); ours: `compute_unit_price` (Solana micro-lamports per compute unit) and
 // `create_recipient_token_account` (Solana: create the recipient's associated token account when
 // it has none; by default it is created when the agent's ata_allowlist allows it). Fields of EVM
 // or of other chains are refused by name rather than silently dropped.
@@ -14,7 +14,7 @@ const REFUSED: Record<string, string> = {
   data: 'is EVM calldata; Bitcoin and Solana transfers here carry none', nonce: 'is for EVM chains', gas_limit: 'is for EVM chains',
   gas_price: 'is for EVM chains', max_fee_per_gas: 'is for EVM chains', max_priority_fee_per_gas: 'is for EVM chains',
   destination_tag: 'is for XRP only', memo: 'is not offered for Bitcoin and Solana transfers here', fee_limit_sun: 'is for Tron only',
-  ttl: 'is for Cardano only', xrpl_tx_json: 'is for XRP only', tron_transaction: 'is for Tron only',
+  xrpl_tx_json: 'is for XRP only', tron_transaction: 'is for Tron only',
   raw_transaction: 'is not offered: send the fields (to, value …) and the service builds the transaction',
 };
 
@@ -41,6 +41,7 @@ const familyTransactionFields = {
   create_recipient_token_account: opt(z.boolean()),
   fee_rate_sat_per_vbyte: opt(z.number().int().min(1).max(1_000_000)),
   compute_unit_price: opt(quantity(2n ** 64n - 1n, 'micro-lamports per compute unit')),
+  ttl: opt(z.number().int().min(1).max(86_400)),
   signing_key_path: opt(z.string().max(512)),
 };
 
@@ -53,6 +54,6 @@ export const familyTransactionBody = z.looseObject(familyTransactionFields).supe
   return {
     chain: named, to: b.to, value: b.value, tokenMint: b.token_mint, tokenDecimals: b.token_decimals,
     createRecipientTokenAccount: b.create_recipient_token_account, feeRateSatPerVbyte: b.fee_rate_sat_per_vbyte,
-    computeUnitPrice: b.compute_unit_price, signingKeyPath: b.signing_key_path,
+    computeUnitPrice: b.compute_unit_price, ttl: b.ttl, signingKeyPath: b.signing_key_path,
   };
 });

@@ -47,6 +47,8 @@ export type TransferIntent = {
   createRecipientTokenAccount?: boolean;
   /** Solana: micro-lamports per compute unit (priority fee). */
   computeUnitPrice?: bigint;
+  /** Cardano: seconds (slots) from the current slot until the transaction expires unlanded (`ttl`). */
+  ttlSeconds?: number;
 };
 
 /** Coins (or accounts) other requests are spending right now: the family must not pick them. */
@@ -69,11 +71,14 @@ export type SignedTransfer = {
 /** 'sent' also when the node already had the bytes; `permanent` when the node will never take them. */
 export type BroadcastVerdict = { sent: true } | { sent: false; permanent: boolean; reason: string };
 
-/** Where signed bytes stand on the chain. `expired`: Solana, the blockhash passed and the network never saw it. */
+/**
+ * Where signed bytes stand on the chain. `expired`: Solana, the blockhash passed and the network never saw it.
+ * `failed` with `neverIncluded`: the bytes can never land (Cardano: their TTL passed), so what they reserved is given back.
+ */
 export type TransferStatus =
   | { state: 'unknown' | 'pending' | 'expired' }
   | { state: 'confirmed'; confirmations: number; block: bigint | null }
-  | { state: 'failed'; reason: string; block: bigint | null };
+  | { state: 'failed'; reason: string; block: bigint | null; neverIncluded?: boolean };
 
 export interface ChainFamily {
   readonly family: FamilyName;

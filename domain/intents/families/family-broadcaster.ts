@@ -5,7 +5,7 @@
 //            good ends the row failed and gives back its reservations (day, coins); an unreachable
 //            node throws (the activity is retried).
 //   receipt: confirmed once the family says so (its confirmations); failed when it failed on
-//            chain; Solana only: when the blockhash expired and the network provably never saw the
+//            chain, or can never land (Cardano: its TTL passed; its reservations are given back); Solana only: when the blockhash expired and the network provably never saw the
 //            bytes (family `expired`), the same transfer is built on a fresh blockhash, signed
 //            once more and sent — the row's bytes are replaced only while they are still the
 //            expired ones, so a retried step re-signs nothing twice.
@@ -53,6 +53,11 @@ export class FamilyBroadcaster {
     if (!OPEN.has(t.status)) return 'ended';
     const network = await this.network(t);
     const st = await network.family.status(network.net, t.tx_hash!, t.details ?? {});
+    if (st.state === 'failed' && st.neverIncluded === true) {
+      // Never on chain and never will be (Cardano: its TTL passed): no effect, so its reservations go back.
+      await endFamilyTransaction(this.d.em(), t.id, ['signed', 'broadcast'], st.reason);
+      return 'failed';
+    }
     if (st.state === 'confirmed' || st.state === 'failed') {
       await this.d.em().transactional(async (tx) => {
         if (t.status === 'signed') await this.broadcastEvent(tx, t);

@@ -1,12 +1,12 @@
 // Which non-EVM chain family a chain in a request names, without a database read (the signing hot
 // path classifies every request). The Bitcoin and Solana networks are fixed rows seeded by
-// migration 0038 (operators add only EVM chains), so their names, the clients' short spellings
-// (btc, sol) and their synthetic chain ids are known here. An operator points a network at its
+// migration 0038, Cardano's by 0040 (operators add only EVM chains), so their names, the clients' short spellings
+// (btc, sol, ada) and their synthetic chain ids are known here. An operator points a network at its
 // node with CHAIN_RPC_URLS or PUT /v1/admin/chains/{name}.
 import type { FamilyName } from './chain-family.ts';
 
 /** The non-EVM families the Intents API signs for. */
-export type SignedFamily = Extract<FamilyName, 'bitcoin' | 'solana'>;
+export type SignedFamily = Extract<FamilyName, 'bitcoin' | 'solana' | 'cardano'>;
 
 /** A seeded network: its chains row name, synthetic chain id and family. */
 type SeededNetwork = { name: string; chainId: number; family: SignedFamily };
@@ -19,10 +19,13 @@ const SEEDED: SeededNetwork[] = [
   { name: 'solana-devnet', chainId: 9000000000102, family: 'solana' },
   { name: 'solana-testnet', chainId: 9000000000103, family: 'solana' },
   { name: 'solana-localnet', chainId: 9000000000104, family: 'solana' },
+  { name: 'cardano', chainId: 9000000000301, family: 'cardano' },
+  { name: 'cardano-preprod', chainId: 9000000000302, family: 'cardano' },
+  { name: 'cardano-preview', chainId: 9000000000303, family: 'cardano' },
 ];
 
 /** Short spellings clients send for a family's main network. */
-const ALIASES: Record<string, string> = { btc: 'bitcoin', sol: 'solana', 'solana-mainnet': 'solana', 'bitcoin-mainnet': 'bitcoin' };
+const ALIASES: Record<string, string> = { btc: 'bitcoin', sol: 'solana', 'solana-mainnet': 'solana', 'bitcoin-mainnet': 'bitcoin', ada: 'cardano', 'cardano-mainnet': 'cardano' };
 
 const byName = new Map(SEEDED.map((n) => [n.name, n]));
 const byId = new Map(SEEDED.map((n) => [n.chainId, n]));

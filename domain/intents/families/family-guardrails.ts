@@ -3,7 +3,7 @@
 // by family:
 //   {"bitcoin": {"max_value": "0.01", "daily_limit": "0.05", "to_allowlist": ["bcrt1…"]},
 //    "solana":  {"max_value": "2", "daily_limit": "10", "token_allowlist": ["<mint>"], "ata_allowlist": ["<owner>"]}}
-//   max_value        the most one transaction may send (BTC, SOL; native transfers only)
+//   max_value        the most one transaction may send (BTC, SOL, ADA; native transfers only)
 //   daily_limit      the most a UTC day's transactions of the family may send together (native only;
 //                    SPL tokens are limited by token_allowlist, their amounts by nothing here)
 //   to_allowlist     destinations allowed (empty or absent: any)
@@ -21,7 +21,7 @@ export type FamilyGuardrails = {
   max_value?: string; daily_limit?: string; to_allowlist?: string[]; token_allowlist?: string[]; ata_allowlist?: string[];
 };
 
-const DECIMALS: Record<SignedFamily, number> = { bitcoin: 8, solana: 9 };
+const DECIMALS: Record<SignedFamily, number> = { bitcoin: 8, solana: 9, cardano: 6 };
 
 export const familyRefusal = (guardrail: string, why: string) => new Problem(403, `${guardrail}: ${why}`, {
   type: 'guardrail_violation', title: 'Guardrail Violation', extras: { guardrail },

@@ -9,6 +9,7 @@ import type { ChainFamily, FamilyNetwork } from './chain-family.ts';
 import { familyNetworkOf, type SignedFamily } from './family-chains.ts';
 import { SolanaFamily } from './solana/solana-family.ts';
 import { BitcoinFamily } from './bitcoin/bitcoin-family.ts';
+import { CardanoFamily } from './cardano/cardano-family.ts';
 
 export type ResolvedNetwork = { family: ChainFamily; name: SignedFamily; net: FamilyNetwork; row: ChainRow };
 
@@ -17,7 +18,7 @@ export class ChainFamilies {
   private readonly rpcOverrides: ReadonlyMap<string, string>;
 
   constructor(d: { rpcOverrides: ReadonlyMap<string, string>; families?: ChainFamily[] }) {
-    const families = d.families ?? [new BitcoinFamily(), new SolanaFamily()];
+    const families = d.families ?? [new BitcoinFamily(), new SolanaFamily(), new CardanoFamily()];
     this.byName = new Map(families.map((f) => [f.family as SignedFamily, f]));
     this.rpcOverrides = d.rpcOverrides;
   }
@@ -37,7 +38,7 @@ export class ChainFamilies {
   /** The network `raw` names (400 when unknown or disabled); its rpcUrl is '' when it has no node (requireNode). */
   async resolve(em: EntityManager, raw: string | number): Promise<ResolvedNetwork> {
     const seeded = familyNetworkOf(raw);
-    if (!seeded) throw invalidField('chain', 'must be a Bitcoin or Solana network (see GET /v1/chains)');
+    if (!seeded) throw invalidField('chain', 'must be a Bitcoin, Solana or Cardano network (see GET /v1/chains)');
     const family = this.byName.get(seeded.family);
     if (!family) throw invalidField('chain', `${seeded.family} transactions are not available on this deployment`);
     const row = await findChain(em, { by: 'name', name: seeded.name });

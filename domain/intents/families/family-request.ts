@@ -13,6 +13,8 @@ export type FamilyTransactionRequest = {
   createRecipientTokenAccount?: boolean;
   feeRateSatPerVbyte?: number;
   computeUnitPrice?: bigint;
+  /** Cardano: seconds until the transaction expires unlanded. */
+  ttl?: number;
   signingKeyPath?: string;
 };
 
@@ -22,6 +24,6 @@ export const DEFAULT_TOKEN_DECIMALS = 6;
 /** SHA-256 of what is asked (and whether to broadcast): the same Idempotency-Key for another request is refused. */
 export function familyRequestDigest(r: FamilyTransactionRequest, network: string, mode: 'submit' | 'sign_only'): string {
   const canonical = [mode, network, r.to, r.value, r.tokenMint ?? '', r.tokenDecimals ?? '', r.createRecipientTokenAccount ?? '',
-    r.feeRateSatPerVbyte ?? '', r.computeUnitPrice ?? ''].map(String).join('|');
+    r.feeRateSatPerVbyte ?? '', r.computeUnitPrice ?? '', r.ttl ?? ''].map(String).join('|');
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -34,6 +34,7 @@ import { FamilySigner, type FamilyKey } from './family-signer.ts';
 import { checkFamilyGuardrails, dailyLimitOf, familyRefusal, guardrailsOf } from './family-guardrails.ts';
 import { DEFAULT_TOKEN_DECIMALS, familyRequestDigest, type FamilyTransactionRequest } from './family-request.ts';
 import { FamilyCapRefused, OutpointTaken, recordFamilyTransaction, reservedOutpoints } from './family-transaction-repository.ts';
+import { reservedCardanoUtxos } from './cardano/cardano-utxo-repository.ts';
 import type { SignedTransfer, TransferIntent } from './chain-family.ts';
 import { formatUnits, parseUnits } from './units.ts';
 
@@ -41,6 +42,8 @@ export type FamilyTransactionDeps = { db: () => EntityManager; kms: Kms; familie
 
 /** Attempts at choosing coins when parallel requests keep taking the chosen ones. */
 const COIN_ATTEMPTS = 3;
+/** The families whose transfers spend coins (UTxOs) a submit reserves. */
+const SPENDS_COINS = new Set(['bitcoin', 'cardano']);
 
 export class FamilyTransactionCommands {
   private readonly d: FamilyTransactionDeps;
@@ -95,10 +98,10 @@ export class FamilyTransactionCommands {
       }
       return null;
     };
-    // One sender's Bitcoin submits are built one at a time in this process (they would all pick the
+    // One sender's Bitcoin (and Cardano) submits are built one at a time in this process (they would all pick the
     // same coins); across processes a coin taken first makes the transfer be built again. Solana
     // and sign-only transfers reserve no coins and run side by side.
-    const row = network.name === 'bitcoin' && mode === 'submit' ? await this.senders.run(net.chainId, from, build) : await build();
+    const row = SPENDS_COINS.has(network.name) && mode === 'submit' ? await this.senders.run(net.chainId, from, build) : await build();
     if (row === null) throw conflict('The coins of this address are being spent by parallel requests; try again shortly');
     if (row === 'replay') {
       const prior = await findByIdempotencyKey(em, agent.id, idempotencyKey!);
@@ -122,18 +125,20 @@ export class FamilyTransactionCommands {
     }
     if (req.feeRateSatPerVbyte !== undefined && network.name !== 'bitcoin') throw invalidField('fee_rate_sat_per_vbyte', 'is for Bitcoin only');
     if (req.computeUnitPrice !== undefined && network.name !== 'solana') throw invalidField('compute_unit_price', 'is for Solana only');
+    if (req.ttl !== undefined && network.name !== 'cardano') throw invalidField('ttl', 'is for Cardano only');
     const decimals = token ? req.tokenDecimals ?? DEFAULT_TOKEN_DECIMALS : network.family.unit.decimals;
     const amount = parseUnits(req.value, decimals, 'value');
     if (amount <= 0n) throw invalidField('value', 'must be more than 0');
     return {
       to: req.to, amount, feeRateSatPerVbyte: req.feeRateSatPerVbyte, tokenMint: req.tokenMint, tokenDecimals: token ? decimals : undefined,
-      createRecipientTokenAccount: req.createRecipientTokenAccount, computeUnitPrice: req.computeUnitPrice,
+      createRecipientTokenAccount: req.createRecipientTokenAccount, computeUnitPrice: req.computeUnitPrice, ttlSeconds: req.ttl,
     };
   }
 
   /** The family builds and signs once; chain trouble becomes the API's 503/422 as on EVM. */
   private async signOnce(network: ResolvedNetwork, key: FamilyKey, from: string, intent: TransferIntent): Promise<SignedTransfer> {
-    const reserved = network.name === 'bitcoin' ? await reservedOutpoints(this.d.db(), network.net.chainId, from) : new Set<string>();
+    const reserved = network.name === 'bitcoin' ? await reservedOutpoints(this.d.db(), network.net.chainId, from)
+      : network.name === 'cardano' ? await reservedCardanoUtxos(this.d.db(), network.net.chainId, from) : new Set<string>();
     try {
       return await network.family.signTransfer(network.net, { publicKey: key.sender.publicKey, address: from }, intent, { reservedOutpoints: reserved }, key.sign);
     } catch (e) {

@@ -4,13 +4,15 @@
 // together pass a cap or spend one coin twice:
 //   1. the family's daily spend (agent_family_daily_usage), capped by per_chain_guardrails daily_limit;
 //   2. the day's transaction count (agent_tx_daily_usage.tx_count), capped by tx_max_per_day;
-//   3. the Bitcoin coins it spends (bitcoin_spent_outpoints: a coin already there → OutpointTaken);
+//   3. the Bitcoin coins it spends (bitcoin_spent_outpoints: a coin already there → OutpointTaken),
+//      or the Cardano UTxOs (cardano_spent_utxos, cardano/cardano-utxo-repository.ts; the same rule);
 //   4. the row (status signed or sign_only) and, for sign-only, its agent.transaction.signed event.
 // A refused step rolls back the steps before it.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import { query } from '../../../db/query.ts';
 import { emitEvent } from '../../events/outbox.ts';
+import { releaseCardanoUtxos, reserveCardanoUtxos } from './cardano/cardano-utxo-repository.ts';
 import { TRANSACTION_COLUMNS, type TransactionRow, type TransactionStatus } from '../transactions/transaction-repository.ts';
 
 const today = sql<string>`(now() AT TIME ZONE 'UTC')::date`;
@@ -66,7 +68,9 @@ export async function recordFamilyTransaction(tx: EntityManager, r: FamilyTransa
     value_wei: r.value, status: r.status, signed_tx: r.signedTx, tx_hash: r.txHash, fee_native: r.fee, details: r.details,
     idempotency_key: r.idempotencyKey, request_digest: r.requestDigest, created_by: r.createdBy, reserved_day: sql`${counted.day}::date`, signed_at: sql`now()`,
   }).returning(TRANSACTION_COLUMNS).executeTakeFirstOrThrow();
-  if (r.spends.length > 0) {
+  if (r.spends.length > 0 && r.family === 'cardano') {
+    if (!await reserveCardanoUtxos(tx, r.chainId, r.id, r.spends)) throw new OutpointTaken();
+  } else if (r.spends.length > 0) {
     const taken = await q.insertInto('bitcoin_spent_outpoints').values(r.spends.map((o) => ({ chain_id: r.chainId, outpoint: o, transaction_id: r.id })))
       .onConflict((oc) => oc.doNothing()).returning('outpoint').execute();
     if (taken.length !== r.spends.length) throw new OutpointTaken();
@@ -110,6 +114,7 @@ export async function endFamilyTransaction(em: EntityManager, id: string, from: 
         .where('agent_id', '=', row.agent_id).where('family', '=', row.family).where('day', '=', row.day).execute();
     }
     await q.deleteFrom('bitcoin_spent_outpoints').where('transaction_id', '=', id).execute();
+    if (row.family === 'cardano') await releaseCardanoUtxos(tx, id);
     return true;
   });
 }
@@ -128,8 +133,9 @@ export async function settleFamilyTransaction(em: EntityManager, id: string, out
   const row = await query(em).updateTable('agent_transactions').set({
     status: outcome.confirmed ? 'confirmed' : 'failed', block_number: outcome.block === null ? null : Number(outcome.block),
     error_message: outcome.confirmed ? null : outcome.reason.slice(0, 1000), confirmed_at: sql`now()`, updated_at: sql`now()`,
-  }).where('id', '=', id).where('status', 'in', ['signed', 'broadcast']).returning('id').executeTakeFirst();
+  }).where('id', '=', id).where('status', 'in', ['signed', 'broadcast']).returning(['id', 'family']).executeTakeFirst();
   // Mined either way: its coins are spent on chain, the reservations have done their work.
   if (row) await query(em).deleteFrom('bitcoin_spent_outpoints').where('transaction_id', '=', id).execute();
+  if (row?.family === 'cardano') await releaseCardanoUtxos(em, id);
   return row !== undefined;
 }

@@ -4,6 +4,8 @@
 //   bitcoin:  secp256k1 (the same KMS keys as EVM); address P2WPKH bech32 on mainnet — each
 //             network has its own (bcrt1… on regtest): addressesOf lists them
 //   solana:   Ed25519 (KMS createEd25519Key); public_key the 32-byte key; address its base58
+//   cardano:  Ed25519 (KMS createEd25519Key); address the enterprise address of the key's
+//             blake2b-224 hash, addr1… on mainnet — addr_test1… on preprod and preview (addressesOf)
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { ed25519 } from '@noble/curves/ed25519';
 import { payments, networks } from 'bitcoinjs-lib';
@@ -12,6 +14,7 @@ import { toHex } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
 import type { Kms, SigningKeyRef } from '../../crypto/kms/kms.ts';
 import { networksOf } from '../families/family-chains.ts';
+import { enterpriseAddress } from '../families/cardano/cardano-address.ts';
 import type { SigningChain } from './signing-chains.ts';
 
 export type KeyFamily = {
@@ -54,10 +57,23 @@ export const KEY_FAMILIES: Record<SigningChain, KeyFamily> = {
     address: (pub) => new PublicKey(pub).toBase58(),
     matches: (secret, publicKeyHex) => toHex(ed25519.getPublicKey(secret)) === publicKeyHex,
   },
+  cardano: {
+    curve: 'ed25519',
+    create: (kms, label) => kms.createEd25519Key(label),
+    address: (pub) => enterpriseAddress(pub, 'mainnet'),
+    matches: (secret, publicKeyHex) => toHex(ed25519.getPublicKey(secret)) === publicKeyHex,
+  },
 };
 
-/** A key's address on each network of its family (Bitcoin's differ; EVM and Solana have one). */
+const CARDANO_NETWORKS: Record<string, string> = { cardano: 'mainnet', 'cardano-preprod': 'preprod', 'cardano-preview': 'preview' };
+
+/** The enterprise address of an Ed25519 key (0x-hex) on a seeded Cardano network. */
+export const cardanoAddressOf = (publicKeyHex: string, network: string): string =>
+  enterpriseAddress(Buffer.from(publicKeyHex.slice(2), 'hex'), CARDANO_NETWORKS[network] ?? 'mainnet');
+
+/** A key's address on each network of its family (Bitcoin's and Cardano's differ; EVM and Solana have one). */
 export function addressesOf(k: { chain: string; public_key: string; address: string }): Record<string, string> {
+  if (k.chain === 'cardano') return Object.fromEntries(networksOf('cardano').map((n) => [n, cardanoAddressOf(k.public_key, n)]));
   if (k.chain !== 'bitcoin') return { [k.chain]: k.address };
   return Object.fromEntries(networksOf('bitcoin').map((n) => [n, bitcoinAddressOf(k.public_key, n)]));
 }

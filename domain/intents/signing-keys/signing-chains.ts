@@ -2,7 +2,8 @@
 // `ethereum` key"). One secp256k1 key serves every EVM chain: an EVM address is the same on all of
 // them, so `ethereum`, `base`, `8453` or `0x2105` all name the agent's one `ethereum` key. Bitcoin
 // and Solana have one key each too, for all their networks (`bitcoin`, `btc`, `bitcoin-regtest` →
-// the `bitcoin` key; its address differs per network, see key-families.ts). xrp, cardano and tron
+// the `bitcoin` key; its address differs per network, see key-families.ts); Cardano likewise (`ada`,
+// `cardano-preprod` → the `cardano` key). xrp and tron
 // come in a later issue and are refused with a 400 that says so; a name that is neither is a 400 too.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidField } from '../../errors.ts';
@@ -11,10 +12,10 @@ import { findChain } from '../../chains/chain-repository.ts';
 import { keyFamilyOf } from '../families/family-chains.ts';
 
 /** The key families a signing key can belong to today. */
-export type SigningChain = 'ethereum' | 'bitcoin' | 'solana';
+export type SigningChain = 'ethereum' | 'bitcoin' | 'solana' | 'cardano';
 
 /** The spec's chains that come later, with the spellings clients use for them. */
-const LATER_CHAINS = new Set(['xrp', 'ripple', 'xrpl', 'cardano', 'ada', 'tron', 'trx']);
+const LATER_CHAINS = new Set(['xrp', 'ripple', 'xrpl', 'tron', 'trx']);
 
 /** What a chain in a request is: a key family, a chain that comes later, or nothing known. */
 export type ChainVerdict = { ok: true; chain: SigningChain } | { ok: false; message: string };
@@ -25,7 +26,7 @@ export function classifyChain(raw: string | number): ChainVerdict | null {
   if (s === 'ethereum') return { ok: true, chain: 'ethereum' };
   const family = keyFamilyOf(raw);
   if (family) return { ok: true, chain: family };
-  if (LATER_CHAINS.has(s)) return { ok: false, message: `${s} signing keys are not available yet: EVM chains, bitcoin and solana for now` };
+  if (LATER_CHAINS.has(s)) return { ok: false, message: `${s} signing keys are not available yet: EVM chains, bitcoin, solana and cardano for now` };
   return null;
 }
 
@@ -40,5 +41,5 @@ export async function resolveSigningChain(em: EntityManager, raw: string | numbe
   const key = parseChainIdentifier(String(raw));
   const row = key ? await findChain(em, key) : null;
   if (row?.is_enabled && row.family === 'ethereum') return 'ethereum';
-  throw invalidField(field, 'must be ethereum, bitcoin, solana or an EVM chain this service knows (by name or chain_id, see GET /v1/chains)');
+  throw invalidField(field, 'must be ethereum, bitcoin, solana, cardano or an EVM chain this service knows (by name or chain_id, see GET /v1/chains)');
 }
