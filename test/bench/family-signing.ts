@@ -1,5 +1,5 @@
-// Bitcoin and Solana signing benchmark (part of `npm run bench`; BENCH_ONLY=bitcoin or
-// BENCH_ONLY=solana alone): the Intents API's sign-only transfer on bitcoin-regtest and
+// Bitcoin, Solana and Cardano signing benchmark (part of `npm run bench`; BENCH_ONLY=bitcoin,
+// BENCH_ONLY=solana or BENCH_ONLY=cardano alone): the Intents API's sign-only transfer on bitcoin-regtest and
 // solana-localnet (POST /v1/agents/{id}/transactions/sign with {chain, to, value}: the agent, its
 // key and the chain; guardrails; the family builds the transfer from the node's facts and has it
 // signed once by the server's key backend; the record, the day's counters and the event; the
@@ -7,7 +7,8 @@
 // (test/bench/family-raw-signing.ts), in the same run (ratio), as the EVM section does.
 // Unlike the EVM request, these ask the node on every request: Bitcoin reads the sender's coins
 // (searchrawtransactions + gettxout) and the fee estimate; Solana the blockhash, the two balances,
-// the rent minimum and the message's fee. The nodes are btcd and the LiteSVM node of the tests
+// the rent minimum and the message's fee; Cardano the UTxOs and the tip (the protocol parameters
+// are kept a minute) from the fake provider (test/bench/family-cardano.ts). The nodes are btcd and the LiteSVM node of the tests
 // (test/bench/family-nodes.ts); each agent holds one coin (1 BTC) or 1,000 SOL, so every Bitcoin
 // transfer spends one input as the raw one does. Sign-only reserves no coin: the same coin signs again.
 // After the autocannon runs, 200 requests one at a time give the latency without queueing and the
@@ -25,6 +26,8 @@ import { api } from './bench-http.ts';
 import { run, type Signer } from './signing.ts';
 import { bitcoinNode, pinChain, solanaNode, type BenchNode } from './family-nodes.ts';
 import { rawBitcoinSignsPerSecond, rawSolanaSignsPerSecond } from './family-raw-signing.ts';
+import { cardanoNode, rawCardanoSignsPerSecond } from './family-cardano.ts';
+import { enterpriseAddress } from '../../domain/intents/families/cardano/cardano-address.ts';
 import { cpuPerRunLines, cpuSnapshot } from './cpu-split.ts';
 import fs from 'node:fs';
 
@@ -33,7 +36,7 @@ const AGENTS = 16;
 /** Requests of the sequential phase (after a tenth as many unmeasured). */
 const SEQUENTIAL = 200;
 
-export type BenchFamily = 'bitcoin' | 'solana';
+export type BenchFamily = 'bitcoin' | 'solana' | 'cardano';
 
 type FamilySetup = {
   title: string;
@@ -53,6 +56,10 @@ const SETUPS: Record<BenchFamily, FamilySetup> = {
   solana: {
     title: 'Solana signing', library: '@solana/web3.js', startNode: solanaNode, raw: rawSolanaSignsPerSecond, value: '0.001',
     payee: () => Keypair.generate().publicKey.toBase58(),
+  },
+  cardano: {
+    title: 'Cardano signing', library: '@emurgo/cardano-serialization-lib-nodejs', startNode: cardanoNode, raw: rawCardanoSignsPerSecond, value: '1',
+    payee: () => enterpriseAddress(randomBytes(32), 'preprod'),
   },
 };
 

@@ -9,8 +9,8 @@
 //                               BENCH_ONLY=automation only the automation section (test/bench/automations.ts),
 //                               BENCH_ONLY=rotation only the key rotation section (test/bench/key-rotation.ts),
 //                               BENCH_ONLY=signing only the Intents API signing section (test/bench/signing.ts),
-//                               BENCH_ONLY=bitcoin / BENCH_ONLY=solana only that family's sign-only section
-//                               (test/bench/family-signing.ts: btcd regtest / the LiteSVM node)
+//                               BENCH_ONLY=bitcoin / solana / cardano only that family's sign-only section
+//                               (test/bench/family-signing.ts: btcd regtest / the LiteSVM node / the fake Cardano provider)
 //   BENCH_DATABASE_URL=postgres://…  with BENCH_URL: the service's database (the automation section reads run rows)
 //   BENCH_SERVER_PID=…  with BENCH_URL: the stack's root process (the automation section splits its CPU per run)
 //   (the bitcoin and solana sections point the chain at their node as a platform operator: a started
@@ -51,7 +51,7 @@ const ONLY = process.env.BENCH_ONLY;
 const MAX_FAILURE_RATE = 0.01;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 /** BENCH_ONLY values that select one section (and skip the request scenarios). */
-const SECTIONS = ['webhook', 'automation', 'rotation', 'signing', 'bitcoin', 'solana'];
+const SECTIONS = ['webhook', 'automation', 'rotation', 'signing', 'bitcoin', 'solana', 'cardano'];
 const runsSection = (name: string) => !ONLY || ONLY === name;
 
 function scenarios(c: Credentials): Scenario[] {
@@ -232,6 +232,7 @@ async function main(): Promise<number> {
     if (runsSection('signing')) console.log(`\n${await benchSigning(server.baseUrl, server.databaseUrl, log)}`);
     if (runsSection('bitcoin')) console.log(`\n${await benchFamilySigning('bitcoin', server.baseUrl, server.databaseUrl, log, server.pid)}`);
     if (runsSection('solana')) console.log(`\n${await benchFamilySigning('solana', server.baseUrl, server.databaseUrl, log, server.pid)}`);
+    if (runsSection('cardano')) console.log(`\n${await benchFamilySigning('cardano', server.baseUrl, server.databaseUrl, log, server.pid)}`);
     const failed = rows.filter((r) => r.failureRate > MAX_FAILURE_RATE);
     for (const { scenario, connections, result: r, failureRate: rate } of failed) {
       const codes = Object.entries(r.statusCodeStats).map(([code, { count }]) => `${code}: ${count}`).join(', ');
