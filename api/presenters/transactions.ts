@@ -40,9 +40,9 @@ export const TransactionSchema = shape('AgentTransaction', z.object({
   signed_tx: signedBytes.optional(),
   /** EVM: 0x-hex keccak256; Bitcoin: the txid; Solana: the base58 signature. */
   tx_hash: txHash.optional(),
-  /** Bitcoin and Solana: the amount in the chain's major unit (BTC, SOL) or the token's, as sent in `value`; value_wei holds it in sat, lamport or token base units. */
+  /** Bitcoin, Solana and Cardano: the amount in the chain's major unit (BTC, SOL, ADA) or the token's, as sent in `value`; value_wei holds it in sat, lamport, lovelace or token base units. */
   amount: z.string().optional(),
-  /** Bitcoin and Solana: the network fee paid, in sat or lamport. */
+  /** Bitcoin, Solana and Cardano: the network fee paid, in sat, lamport or lovelace. */
   fee: weiText.optional(),
   /** Solana SPL: the token's mint. */
   token_mint: z.string().optional(),
