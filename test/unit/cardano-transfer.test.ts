@@ -27,12 +27,13 @@ const outputsOf = (hex: string) => {
 
 test('as many of the largest ADA-only, unreserved UTxOs as needed; change back; inputs = outputs + fee', async () => {
   const utxos = [utxo(2n * ADA, 1), utxo(3n * ADA, 2), utxo(50n * ADA, 3, true), utxo(4n * ADA, 4), utxo(6n * ADA, 5)];
-  const s = await signCardanoTransfer(plan(utxos, 8n * ADA, [utxoIdOf(utxos[4]!)]), sign);
+  const s = await signCardanoTransfer(plan(utxos, 7n * ADA, [utxoIdOf(utxos[4]!)]), sign);
   // 4 + 3 + 2: the 6 is reserved, the 50 holds tokens (the body keeps its inputs in canonical order).
   expect([...s.inputs].sort()).toEqual([utxoIdOf(utxos[0]!), utxoIdOf(utxos[1]!), utxoIdOf(utxos[3]!)]);
   const outs = outputsOf(s.cborHex);
-  expect(outs).toEqual([{ address: to.to_bech32(undefined), lovelace: 8n * ADA }, { address: from, lovelace: s.change }]);
-  expect(9n * ADA).toBe(8n * ADA + s.change + s.fee);
+  expect(outs).toEqual([{ address: to.to_bech32(undefined), lovelace: 7n * ADA }, { address: from, lovelace: s.change }]);
+  expect(s.change).toBeGreaterThan(1n * ADA);
+  expect(9n * ADA).toBe(7n * ADA + s.change + s.fee);
   expect(C.FixedTransaction.from_hex(s.cborHex).body().ttl_bignum()!.to_str()).toBe('5000');
 });
 
