@@ -11,7 +11,7 @@ import { addressesOf } from '../../domain/intents/signing-keys/key-families.ts';
 import type { KeyBalance } from '../../domain/intents/signing-keys/key-balance.ts';
 
 const hex = z.string().regex(/^0x[0-9a-f]+$/);
-/** EIP-55 (EVM), P2WPKH bech32 on mainnet (bitcoin), base58 (solana). */
+/** EIP-55 (EVM), P2WPKH bech32 on mainnet (bitcoin), base58 (solana), the enterprise address on mainnet (cardano, addr1v…). */
 const address = z.string().min(26).max(90);
 
 export const SigningKeySchema = shape('SigningKey', z.object({
@@ -19,7 +19,7 @@ export const SigningKeySchema = shape('SigningKey', z.object({
   agent_id: uuid,
   /** The key family: `ethereum` serves every EVM chain; `bitcoin` and `solana` all their networks. */
   chain: z.string(),
-  /** secp256k1 (ethereum, bitcoin) or ed25519 (solana). */
+  /** secp256k1 (ethereum, bitcoin) or ed25519 (solana, cardano). */
   curve: z.string(),
   public_key: hex,
   address,

@@ -40,9 +40,9 @@ export const TransactionSchema = shape('AgentTransaction', z.object({
   signed_tx: signedBytes.optional(),
   /** EVM: 0x-hex keccak256; Bitcoin: the txid; Solana: the base58 signature. */
   tx_hash: txHash.optional(),
-  /** Bitcoin and Solana: the amount in the chain's major unit (BTC, SOL) or the token's, as sent in `value`; value_wei holds it in sat, lamport or token base units. */
+  /** Bitcoin, Solana and Cardano: the amount in the chain's major unit (BTC, SOL, ADA) or the token's, as sent in `value`; value_wei holds it in sat, lamport, lovelace or token base units. */
   amount: z.string().optional(),
-  /** Bitcoin and Solana: the network fee paid, in sat or lamport. */
+  /** Bitcoin, Solana and Cardano: the network fee paid, in sat, lamport or lovelace. */
   fee: weiText.optional(),
   /** Solana SPL: the token's mint. */
   token_mint: z.string().optional(),
@@ -96,7 +96,7 @@ export const SignedTransactionSchema = shape('SignOnlyTransaction', z.object({
   simulation_status: z.string().optional(),
 }), 'A transaction signed by the agent\'s key for the caller to send (never broadcast here)');
 
-const FAMILY_DECIMALS: Record<string, number> = { bitcoin: 8, solana: 9, xrp: 6, tron: 6 };
+const FAMILY_DECIMALS: Record<string, number> = { bitcoin: 8, solana: 9, xrp: 6, cardano: 6, tron: 6 };
 
 /** A Bitcoin or Solana row's amount in its major unit, its fee and token; nothing for EVM rows. */
 function familyFacts(t: TransactionRow): { amount?: string; fee?: string; token_mint?: string } {

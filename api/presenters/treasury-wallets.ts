@@ -43,10 +43,10 @@ export const TreasuryWalletExportSchema = shape('TreasuryWalletExport', z.object
   address,
   /** The 32-byte private key, 0x-hex (secp256k1 scalar, or the Ed25519 seed). Shown once; handle with extreme care. */
   private_key_hex: z.string().regex(/^0x[0-9a-f]{64}$/),
-  /** The key as the family's wallets import it: the 0x-hex (ethereum), WIF compressed mainnet (bitcoin), base58 of the 64-byte secret key (solana). */
+  /** The key as the family's wallets import it: the 0x-hex (ethereum), WIF compressed mainnet (bitcoin), base58 of the 64-byte secret key (solana), CIP-5 bech32 ed25519_sk1… (cardano). */
   private_key: z.string(),
-  /** hex, wif or base58_keypair. */
-  private_key_format: z.enum(['hex', 'wif', 'base58_keypair']),
+  /** hex, wif, base58_keypair (solana) or bech32 (cardano: CIP-5 ed25519_sk1…). */
+  private_key_format: z.enum(['hex', 'wif', 'base58_keypair', 'bech32']),
   wallet_id: uuid,
   is_active: z.boolean(),
 }), 'An exported treasury wallet key (X-Auth-Confirm; audited as treasury_wallet.export)');

@@ -42,6 +42,7 @@ import { KeyRotationJob } from './key-rotation.ts';
 import { Chain } from './chains.ts';
 import { SigningKey } from './signing-keys.ts';
 import { AgentFamilyDailyUsage, AgentTransaction, AgentTxDailyUsage, BitcoinSpentOutpoint, TransactionSimulation } from './transactions.ts';
+import { CardanoSpentUtxo } from './cardano.ts';
 import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './bindings.ts';
 import { RateLimitWindow } from './rate-limits.ts';
 import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
@@ -69,6 +70,7 @@ export * from './key-rotation.ts';
 export * from './chains.ts';
 export * from './signing-keys.ts';
 export * from './transactions.ts';
+export * from './cardano.ts';
 export * from './bindings.ts';
 export * from './rate-limits.ts';
 export * from './treasury-wallets.ts';
@@ -97,7 +99,7 @@ export const allEntities = [
   KeyRotationJob,
   Chain,
   SigningKey,
-  AgentTransaction, AgentTxDailyUsage, TransactionSimulation, BitcoinSpentOutpoint, AgentFamilyDailyUsage,
+  AgentTransaction, AgentTxDailyUsage, TransactionSimulation, BitcoinSpentOutpoint, AgentFamilyDailyUsage, CardanoSpentUtxo,
   ExecutionBinding, ExecutionEvent, ExecutionRateWindow,
   RateLimitWindow,
   TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge,

@@ -1,13 +1,15 @@
-// Bitcoin, Solana and Tron signing benchmark (part of `npm run bench`; BENCH_ONLY=bitcoin,
-// BENCH_ONLY=solana or BENCH_ONLY=tron alone): the Intents API's sign-only transfer on bitcoin-regtest,
-// solana-localnet and tron-nile (POST /v1/agents/{id}/transactions/sign with {chain, to, value}: the agent, its
+// Bitcoin, Solana, XRP, Cardano and Tron signing benchmark (part of `npm run bench`; BENCH_ONLY=bitcoin,
+// solana, xrp, cardano or tron alone): the Intents API's sign-only transfer on bitcoin-regtest,
+// solana-localnet, xrp-devnet, cardano-preprod and tron-nile (POST /v1/agents/{id}/transactions/sign with {chain, to, value}: the agent, its
 // key and the chain; guardrails; the family builds the transfer from the node's facts and has it
 // signed once by the server's key backend; the record, the day's counters and the event; the
 // audit record) against raw signing of the same transfer with the chain library in this process
 // (test/bench/family-raw-signing.ts), in the same run (ratio), as the EVM section does.
 // Unlike the EVM request, these ask the node on every request: Bitcoin reads the sender's coins
 // (searchrawtransactions + gettxout) and the fee estimate; Solana the blockhash, the two balances,
-// the rent minimum and the message's fee; Tron the balance and the head block (the fake full node). The nodes are btcd and the LiteSVM node of the tests
+// the rent minimum and the message's fee; Tron the balance and the head block (the fake full node);
+// Cardano the UTxOs and the tip (the protocol parameters are kept a minute) from the fake provider
+// (test/bench/family-cardano.ts). The nodes are btcd and the LiteSVM node of the tests
 // (test/bench/family-nodes.ts); each agent holds one coin (1 BTC) or 1,000 SOL, so every Bitcoin
 // transfer spends one input as the raw one does. Sign-only reserves no coin: the same coin signs again.
 // After the autocannon runs, 200 requests one at a time give the latency without queueing and the
@@ -27,6 +29,8 @@ import { bitcoinNode, pinChain, solanaNode, tronNode, xrpNode, type BenchNode } 
 import { rawBitcoinSignsPerSecond, rawSolanaSignsPerSecond, rawTronSignsPerSecond, rawXrpSignsPerSecond } from './family-raw-signing.ts';
 import { utils as tron } from 'tronweb';
 import { ECDSA, Wallet } from 'xrpl';
+import { cardanoNode, rawCardanoSignsPerSecond } from './family-cardano.ts';
+import { enterpriseAddress } from '../../domain/intents/families/cardano/cardano-address.ts';
 import { cpuPerRunLines, cpuSnapshot } from './cpu-split.ts';
 import fs from 'node:fs';
 
@@ -35,7 +39,7 @@ const AGENTS = 16;
 /** Requests of the sequential phase (after a tenth as many unmeasured). */
 const SEQUENTIAL = 200;
 
-export type BenchFamily = 'bitcoin' | 'solana' | 'xrp' | 'tron';
+export type BenchFamily = 'bitcoin' | 'solana' | 'xrp' | 'cardano' | 'tron';
 
 type FamilySetup = {
   title: string;
@@ -65,6 +69,10 @@ const SETUPS: Record<BenchFamily, FamilySetup> = {
   xrp: {
     title: 'XRP signing', library: 'xrpl', startNode: xrpNode, raw: rawXrpSignsPerSecond, value: '0.001',
     payee: () => Wallet.generate(ECDSA.secp256k1).classicAddress,
+  },
+  cardano: {
+    title: 'Cardano signing', library: '@emurgo/cardano-serialization-lib-nodejs', startNode: cardanoNode, raw: rawCardanoSignsPerSecond, value: '1',
+    payee: () => enterpriseAddress(randomBytes(32), 'preprod'),
   },
 };
 

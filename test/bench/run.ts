@@ -9,8 +9,8 @@
 //                               BENCH_ONLY=automation only the automation section (test/bench/automations.ts),
 //                               BENCH_ONLY=rotation only the key rotation section (test/bench/key-rotation.ts),
 //                               BENCH_ONLY=signing only the Intents API signing section (test/bench/signing.ts),
-//                               BENCH_ONLY=bitcoin / solana / xrp / tron only that family's sign-only section
-//                               (test/bench/family-signing.ts: btcd regtest / the LiteSVM node / the fake XRPL server / the fake Tron node)
+//                               BENCH_ONLY=bitcoin / solana / xrp / cardano / tron only that family's sign-only section
+//                               (test/bench/family-signing.ts: btcd regtest / the LiteSVM node / the fake XRPL server / the fake Cardano provider / the fake Tron node)
 //   BENCH_DATABASE_URL=postgres://…  with BENCH_URL: the service's database (the automation section reads run rows)
 //   BENCH_SERVER_PID=…  with BENCH_URL: the stack's root process (the automation section splits its CPU per run)
 //   (the bitcoin, solana and tron sections point the chain at their node as a platform operator: a started
@@ -51,7 +51,7 @@ const ONLY = process.env.BENCH_ONLY;
 const MAX_FAILURE_RATE = 0.01;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 /** BENCH_ONLY values that select one section (and skip the request scenarios). */
-const SECTIONS = ['webhook', 'automation', 'rotation', 'signing', 'bitcoin', 'solana', 'xrp', 'tron'];
+const SECTIONS = ['webhook', 'automation', 'rotation', 'signing', 'bitcoin', 'solana', 'xrp', 'cardano', 'tron'];
 const runsSection = (name: string) => !ONLY || ONLY === name;
 
 function scenarios(c: Credentials): Scenario[] {
@@ -233,6 +233,7 @@ async function main(): Promise<number> {
     if (runsSection('bitcoin')) console.log(`\n${await benchFamilySigning('bitcoin', server.baseUrl, server.databaseUrl, log, server.pid)}`);
     if (runsSection('solana')) console.log(`\n${await benchFamilySigning('solana', server.baseUrl, server.databaseUrl, log, server.pid)}`);
     if (runsSection('xrp')) console.log(`\n${await benchFamilySigning('xrp', server.baseUrl, server.databaseUrl, log, server.pid)}`);
+    if (runsSection('cardano')) console.log(`\n${await benchFamilySigning('cardano', server.baseUrl, server.databaseUrl, log, server.pid)}`);
     if (runsSection('tron')) console.log(`\n${await benchFamilySigning('tron', server.baseUrl, server.databaseUrl, log, server.pid)}`);
     const failed = rows.filter((r) => r.failureRate > MAX_FAILURE_RATE);
     for (const { scenario, connections, result: r, failureRate: rate } of failed) {

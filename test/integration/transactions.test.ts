@@ -242,7 +242,8 @@ describe('who may transact', () => {
       ['to', { chain: 'bitcoin', to, value: '1' }], // an EVM address is no Bitcoin destination
       ['to', { chain: 'xrp', to, value: '1' }], // nor an XRP one
       ['to', { chain: 'tron', to, value: '1' }], // nor a Tron one
-      ['chain', { chain: 'cardano', to, value: '1' }],
+      ['to', { chain: 'cardano', to, value: '1' }], // nor a Cardano one
+      ['chain', { chain: 'dogecoin', to, value: '1' }],
       ['chain_id', { chain: chain.name, chain_id: 1, to, value: '1' }],
     ];
     for (const [field, body] of cases) {

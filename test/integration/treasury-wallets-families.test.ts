@@ -76,10 +76,10 @@ describe('generate and read', () => {
     expect(await auditFor(owner, 'treasury_wallet.generate', btcWallet.id)).toHaveLength(1);
   });
 
-  test('generate without chains: every family the deployment supports, ethereum, bitcoin, solana, xrp and tron; the bitcoin wallet is kept', async () => {
+  test('generate without chains: every family the deployment supports, ethereum, bitcoin, solana, xrp, cardano and tron; the bitcoin wallet is kept', async () => {
     const r = await call('POST', `${W}/generate`, { token: owner.token, body: {} });
     expect(r.status).toBe(201);
-    expect(r.body.wallets.map((w: any) => w.chain)).toEqual(['ethereum', 'bitcoin', 'solana', 'xrp', 'tron']);
+    expect(r.body.wallets.map((w: any) => w.chain)).toEqual(['ethereum', 'bitcoin', 'solana', 'xrp', 'cardano', 'tron']);
     expect(r.body.wallets[1]).toEqual(btcWallet);
     solWallet = r.body.wallets[2];
     expect(solWallet).toMatchObject({ chain: 'solana', curve: 'ed25519', public_key_hex: expect.stringMatching(/^0x[0-9a-f]{64}$/), is_active: true });
@@ -91,7 +91,7 @@ describe('generate and read', () => {
     expect(again.status).toBe(201);
     expect(again.body.wallets.map((w: any) => w.id)).toEqual([btcWallet.id, solWallet.id]);
     const n = await db().query('SELECT count(*)::int AS n FROM treasury_wallets WHERE user_id = $1', [owner.userId]);
-    expect(n.rows[0].n).toBe(5);
+    expect(n.rows[0].n).toBe(6);
   });
 
   test('get by family, network name, alias or synthetic chain_id; tron still comes later (400)', async () => {
@@ -105,7 +105,7 @@ describe('generate and read', () => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual(solWallet);
     }
-    isProblem(await call('GET', `${W}/cardano`, { token: owner.token }), 400);
+    isProblem(await call('GET', `${W}/dogecoin`, { token: owner.token }), 400);
   });
 });
 

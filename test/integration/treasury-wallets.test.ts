@@ -83,7 +83,7 @@ describe('a wallet, end to end', () => {
   });
 
   test('generate refuses unknown chains and the chains that come later with 400, making nothing', async () => {
-    isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['cardano'] } }), 400);
+    isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['dogecoin'] } }), 400);
     isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: ['no-such-chain'] } }), 400);
     isProblem(await call('POST', `${W}/generate`, { token: owner.token, body: { chains: 'ethereum' } }), 400);
     const n = await db().query('SELECT count(*)::int AS n FROM treasury_wallets WHERE user_id = $1', [owner.userId]);
@@ -99,7 +99,7 @@ describe('a wallet, end to end', () => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual(wallet);
     }
-    isProblem(await call('GET', `${W}/cardano`, { token: owner.token }), 400);
+    isProblem(await call('GET', `${W}/dogecoin`, { token: owner.token }), 400);
     isProblem(await call('GET', `${W}/solana`, { token: owner.token }), 404); // a family with no wallet yet
     isProblem(await call('GET', `${W}/nope`, { token: owner.token }), 400);
     // Another human of the organization has no wallet, and cannot reach the owner's.

@@ -1,9 +1,9 @@
 // The body of a transaction on a Bitcoin, Solana, XRP Ledger or Tron network (the same routes as EVM:
 // transaction-schema.ts hands the body here when `chain` names one). Reference
-// SubmitTransactionRequest's non-EVM fields: `value` in the chain's major unit (BTC, SOL, TRX) or, with
+// SubmitTransactionRequest's non-EVM fields: `value` in the chain's major unit (BTC, SOL, XRP, ADA, TRX) or, with
 // `token_mint` (an SPL mint, or a TRC-20 contract's T… address), in the token's (token_decimals,
-// default 6); `fee_rate_sat_per_vbyte` (Bitcoin); `fee_limit_sun` (Tron TRC-20);
-// ours: `compute_unit_price` (Solana micro-lamports per compute unit) and
+// default 6); `fee_rate_sat_per_vbyte` (Bitcoin); `fee_limit_sun` (Tron TRC-20); `ttl` (Cardano:
+// seconds until the transaction expires unlanded, default 7200); ours: `compute_unit_price` (Solana micro-lamports per compute unit) and
 // `create_recipient_token_account` (Solana: create the recipient's associated token account when
 // it has none; by default it is created when the agent's ata_allowlist allows it); XRP:
 // `destination_tag`, `memo`, or `xrpl_tx_json` (a whole transaction, instead of `to`/`value`). Fields of EVM
@@ -16,8 +16,8 @@ import { chain, opt, quantity } from './evm-fields.ts';
 const REFUSED: Record<string, string> = {
   data: 'is EVM calldata; Bitcoin and Solana transfers here carry none', nonce: 'is for EVM chains', gas_limit: 'is for EVM chains',
   gas_price: 'is for EVM chains', max_fee_per_gas: 'is for EVM chains', max_priority_fee_per_gas: 'is for EVM chains',
-  destination_tag: 'is for XRP only', memo: 'is not offered for Bitcoin, Solana and Tron transfers here',
-  ttl: 'is for Cardano only', xrpl_tx_json: 'is for XRP only', tron_transaction: 'is for unified sign (POST …/sign); here send the fields (to, value, token_mint …)',
+  destination_tag: 'is for XRP only', memo: 'is not offered for Bitcoin, Solana, Cardano and Tron transfers here',
+  xrpl_tx_json: 'is for XRP only', tron_transaction: 'is for unified sign (POST …/sign); here send the fields (to, value, token_mint …)',
   raw_transaction: 'is not offered: send the fields (to, value …) and the service builds the transaction',
 };
 
@@ -51,6 +51,7 @@ const familyTransactionFields = {
   fee_rate_sat_per_vbyte: opt(z.number().int().min(1).max(1_000_000)),
   compute_unit_price: opt(quantity(2n ** 64n - 1n, 'micro-lamports per compute unit')),
   fee_limit_sun: opt(quantity(BigInt(Number.MAX_SAFE_INTEGER), 'sun')),
+  ttl: opt(z.number().int().min(1).max(86_400)),
   signing_key_path: opt(z.string().max(512)),
   // XRP: a Payment's DestinationTag (uint32) and memo text; or a whole transaction (xrpl_tx_json) instead of to/value.
   destination_tag: opt(z.number().int().min(0).max(4294967295)),
@@ -78,6 +79,6 @@ export const familyTransactionBody = z.looseObject(familyTransactionFields).supe
   return {
     chain: named, to: b.to, value: b.value, destinationTag: b.destination_tag, memo: b.memo, tokenMint: b.token_mint, tokenDecimals: b.token_decimals,
     createRecipientTokenAccount: b.create_recipient_token_account, feeRateSatPerVbyte: b.fee_rate_sat_per_vbyte,
-    computeUnitPrice: b.compute_unit_price, feeLimitSun: b.fee_limit_sun, signingKeyPath: b.signing_key_path,
+    computeUnitPrice: b.compute_unit_price, feeLimitSun: b.fee_limit_sun, ttl: b.ttl, signingKeyPath: b.signing_key_path,
   };
 });

@@ -53,7 +53,7 @@ const familyRules = (decimals: number) => z.strictObject({
 }).transform((r) => Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined && v !== null)));
 
 /** Guardrails per chain family in its native unit (domain/intents/families/family-guardrails.ts). */
-const perChainGuardrails = z.strictObject({ bitcoin: familyRules(8).optional(), solana: familyRules(9).optional(), xrp: familyRules(6).optional(), tron: familyRules(6).optional() })
+const perChainGuardrails = z.strictObject({ bitcoin: familyRules(8).optional(), solana: familyRules(9).optional(), xrp: familyRules(6).optional(), cardano: familyRules(6).optional(), tron: familyRules(6).optional() })
   .transform((o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Record<string, Record<string, unknown>>);
 
 /** XRPL transaction types (Payment, TrustSet, OfferCreate …) the agent may sign from a provided xrpl_tx_json. */

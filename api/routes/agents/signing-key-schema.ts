@@ -1,6 +1,6 @@
 // Input schemas of the signing key routes. `chain` is checked for shape here; which chains exist
 // and which key they map to is the domain's (domain/intents/signing-keys/signing-chains.ts), which
-// answers 400 naming `chain` for a chain that is unknown or not available yet.
+// answers 400 naming `chain` for a chain that is unknown.
 import { z } from 'zod';
 import { idParam } from '../../input/fields.ts';
 

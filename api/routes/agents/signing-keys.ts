@@ -10,7 +10,7 @@ import {
   presentSigningKey, presentSigningKeyList, presentSigningKeyExport, SigningKeyBalanceSchema, presentSigningKeyBalance,
 } from '../../presenters/signing-keys.ts';
 
-const CHAIN_400 = 'chain: unknown, or not available yet (xrp, cardano)';
+const CHAIN_400 = 'chain: unknown (not a chain family, nor an EVM chain this service knows)';
 
 export const signingKeyRoutes = [
   route({

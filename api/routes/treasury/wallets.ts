@@ -15,7 +15,7 @@ import { balanceQuery, exportQuery, generateWalletsBody, listWalletsQuery, sendB
 
 const TAG = 'Treasury Wallets';
 const WHO = 'An agent (treasury wallets are human-only), or a plan without treasury wallets (plan_feature_unavailable: Pro or higher)';
-const CHAIN_400 = 'chain: unknown, or not available yet (xrp, cardano)';
+const CHAIN_400 = 'chain: unknown (not a chain family, nor an EVM chain this service knows)';
 const confirm = (ctx: { get(h: string): string }) => ctx.get('x-auth-confirm') || undefined;
 
 export const treasuryWalletRoutes = [

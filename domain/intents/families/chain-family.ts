@@ -56,6 +56,8 @@ export type TransferIntent = {
   memo?: string;
   /** XRP: a transaction the agent provides whole (checked by the commands), completed and signed instead of a Payment. */
   xrplTxJson?: Record<string, unknown>;
+  /** Cardano: seconds (slots) from the current slot until the transaction expires unlanded (`ttl`). */
+  ttlSeconds?: number;
 };
 
 /** Coins (or accounts) other requests are spending right now: the family must not pick them. */
@@ -89,7 +91,8 @@ export type BroadcastVerdict = { sent: true } | { sent: false; permanent: boolea
 /**
  * Where signed bytes stand on the chain. `expired`: the bytes can no longer be taken (Solana: the
  * blockhash passed; Tron: the expiration) and the network never saw them. `failed` with
- * `neverOnChain`: it can never be on chain (XRP: past its LastLedgerSequence): what it reserved is given back.
+ * `neverOnChain`: it can never be on chain (XRP: past its LastLedgerSequence; Cardano: its TTL
+ * passed): what it reserved is given back.
  */
 export type TransferStatus =
   | { state: 'unknown' | 'pending' | 'expired' }

@@ -5,7 +5,7 @@
 //            good ends the row failed and gives back its reservations (day, coins); an unreachable
 //            node throws (the activity is retried).
 //   receipt: confirmed once the family says so (its confirmations); failed when it failed on
-//            chain, or (XRP) can never be on chain, its reservations then given back; Solana only: when the blockhash expired and the network provably never saw the
+//            chain, or can never be on chain (XRP: LastLedgerSequence; Cardano: TTL), its reservations then given back; Solana only: when the blockhash expired and the network provably never saw the
 //            bytes (family `expired`), the same transfer is built on a fresh blockhash, signed
 //            once more and sent — the row's bytes are replaced only while they are still the
 //            expired ones, so a retried step re-signs nothing twice. A family whose onExpired is

@@ -1,12 +1,12 @@
 // Which non-EVM chain family a chain in a request names, without a database read (the signing hot
 // path classifies every request). The Bitcoin and Solana networks are fixed rows seeded by
-// migration 0038 (operators add only EVM chains), so their names, the clients' short spellings
-// (btc, sol) and their synthetic chain ids are known here. An operator points a network at its
+// migration 0038, Cardano's by 0040 (operators add only EVM chains), so their names, the clients' short spellings
+// (btc, sol, ada) and their synthetic chain ids are known here. An operator points a network at its
 // node with CHAIN_RPC_URLS or PUT /v1/admin/chains/{name}.
 import type { FamilyName } from './chain-family.ts';
 
 /** The non-EVM families the Intents API signs for. */
-export type SignedFamily = Extract<FamilyName, 'bitcoin' | 'solana' | 'xrp' | 'tron'>;
+export type SignedFamily = Extract<FamilyName, 'bitcoin' | 'solana' | 'xrp' | 'cardano' | 'tron'>;
 
 /** A seeded network: its chains row name, synthetic chain id and family. */
 type SeededNetwork = { name: string; chainId: number; family: SignedFamily };
@@ -22,6 +22,10 @@ const SEEDED: SeededNetwork[] = [
   { name: 'xrp', chainId: 9000000000201, family: 'xrp' }, // migration 0039
   { name: 'xrp-testnet', chainId: 9000000000202, family: 'xrp' },
   { name: 'xrp-devnet', chainId: 9000000000203, family: 'xrp' },
+  // Cardano: migration 0040.
+  { name: 'cardano', chainId: 9000000000301, family: 'cardano' },
+  { name: 'cardano-preprod', chainId: 9000000000302, family: 'cardano' },
+  { name: 'cardano-preview', chainId: 9000000000303, family: 'cardano' },
   // Tron: migration 0041.
   { name: 'tron', chainId: 9000000000401, family: 'tron' },
   { name: 'tron-nile', chainId: 9000000000402, family: 'tron' },
@@ -30,7 +34,7 @@ const SEEDED: SeededNetwork[] = [
 
 /** Short spellings clients send for a family's main network. */
 const ALIASES: Record<string, string> = { btc: 'bitcoin', sol: 'solana', 'solana-mainnet': 'solana', 'bitcoin-mainnet': 'bitcoin',
-  xrpl: 'xrp', ripple: 'xrp', 'xrp-mainnet': 'xrp', trx: 'tron', 'tron-mainnet': 'tron' };
+  xrpl: 'xrp', ripple: 'xrp', 'xrp-mainnet': 'xrp', ada: 'cardano', 'cardano-mainnet': 'cardano', trx: 'tron', 'tron-mainnet': 'tron' };
 
 const byName = new Map(SEEDED.map((n) => [n.name, n]));
 const byId = new Map(SEEDED.map((n) => [n.chainId, n]));

@@ -4,8 +4,9 @@
 //   {"bitcoin": {"max_value": "0.01", "daily_limit": "0.05", "to_allowlist": ["bcrt1…"]},
 //    "solana":  {"max_value": "2", "daily_limit": "10", "token_allowlist": ["<mint>"], "ata_allowlist": ["<owner>"]},
 //    "xrp":     {"max_value": "100", "daily_limit": "500", "to_allowlist": ["r…"]},
+//    "cardano": {"max_value": "100", "daily_limit": "500", "to_allowlist": ["addr…"]},
 //    "tron":    {"max_value": "100", "daily_limit": "500", "token_allowlist": ["T<TRC-20 contract>"]}}
-//   max_value        the most one transaction may send (BTC, SOL, XRP, TRX; native transfers only)
+//   max_value        the most one transaction may send (BTC, SOL, XRP, ADA, TRX; native transfers only)
 //   daily_limit      the most a UTC day's transactions of the family may send together (native only;
 //                    SPL tokens are limited by token_allowlist, their amounts by nothing here)
 //   to_allowlist     destinations allowed (empty or absent: any)
@@ -23,7 +24,7 @@ export type FamilyGuardrails = {
   max_value?: string; daily_limit?: string; to_allowlist?: string[]; token_allowlist?: string[]; ata_allowlist?: string[];
 };
 
-const DECIMALS: Record<SignedFamily, number> = { bitcoin: 8, solana: 9, xrp: 6, tron: 6 };
+const DECIMALS: Record<SignedFamily, number> = { bitcoin: 8, solana: 9, xrp: 6, cardano: 6, tron: 6 };
 
 export const familyRefusal = (guardrail: string, why: string) => new Problem(403, `${guardrail}: ${why}`, {
   type: 'guardrail_violation', title: 'Guardrail Violation', extras: { guardrail },

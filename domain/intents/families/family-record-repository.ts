@@ -3,8 +3,9 @@
 // database transaction of five. It checks that the cached reads it relied on are current (the
 // agent, its key and the chain: xmin, as SigningAgentGuard), reserves the family's daily spend
 // (agent_family_daily_usage, capped by per_chain_guardrails daily_limit) and the day's count
-// (agent_tx_daily_usage, capped by tx_max_per_day), stores the row, reserves the Bitcoin coins
-// it spends (bitcoin_spent_outpoints) and, for sign-only, emits agent.transaction.signed.
+// (agent_tx_daily_usage, capped by tx_max_per_day), stores the row, reserves what it spends
+// (Bitcoin coins and XRP sequences: bitcoin_spent_outpoints; Cardano UTxOs: cardano_spent_utxos)
+// and, for sign-only, emits agent.transaction.signed.
 // A CTE cannot undo another's write, so when a later step refuses after an earlier one wrote (the
 // count cap after the spend, a coin taken by another transaction after the row), the final SELECT
 // raises (refuse_statement, migration 0042) and the whole statement is undone.
@@ -17,7 +18,7 @@ export type FamilyRecord = {
   /** What counts toward the family's daily limit: the native amount sent (0 for a token transfer). */
   spend: bigint;
   status: 'signed' | 'sign_only'; signedTx: string; txHash: string; fee: bigint; details: Record<string, string | number | boolean | null>;
-  /** Bitcoin submits: the outpoints (`txid:vout`) the transfer spends, reserved by this statement. */
+  /** Submits: what the transfer spends, reserved by this statement (Bitcoin `txid:vout`, XRP `seq:…`, Cardano `txhash#index`). */
   spends: string[];
   idempotencyKey: string | null; requestDigest: string; createdBy: string;
   /** The family's daily limit in its smallest unit, and tx_max_per_day. */
@@ -59,6 +60,11 @@ const SQL = `WITH fresh AS (
        SELECT ?::bigint, o.outpoint, signed.id FROM signed, jsonb_array_elements_text(?::jsonb) AS o(outpoint)
        ON CONFLICT DO NOTHING
        RETURNING outpoint
+     ), spent_utxos AS (
+       INSERT INTO cardano_spent_utxos (chain_id, utxo, transaction_id)
+       SELECT ?::bigint, u.utxo, signed.id FROM signed, jsonb_array_elements_text(?::jsonb) AS u(utxo)
+       ON CONFLICT DO NOTHING
+       RETURNING utxo
      ), event AS (
        INSERT INTO event_outbox (id, org_id, event_type, payload)
        SELECT ?::uuid, signed.org_id, 'agent.transaction.signed', e.payload FROM signed, (SELECT ?::jsonb AS payload) e
@@ -66,7 +72,7 @@ const SQL = `WITH fresh AS (
      )
      SELECT fresh.ok AS fresh, fam.day IS NOT NULL AS spend_reserved, signed.created_at, signed.reserved_day,
        CASE WHEN fam.day IS NOT NULL AND signed.id IS NULL THEN refuse_statement('tx_max_per_day')
-            WHEN signed.id IS NOT NULL AND (SELECT count(*) FROM spent) <> ?::int THEN refuse_statement('outpoint_taken')
+            WHEN signed.id IS NOT NULL AND (SELECT count(*) FROM spent) + (SELECT count(*) FROM spent_utxos) <> ?::int THEN refuse_statement('outpoint_taken')
        END AS refused
      FROM fresh LEFT JOIN fam ON true LEFT JOIN signed ON true`;
 
@@ -93,7 +99,9 @@ export async function recordFamilyTransfer(run: StatementRunner, r: FamilyRecord
       r.agentId, r.caps.maxCount, r.caps.maxCount, r.caps.maxCount, r.caps.maxCount,
       r.id, r.orgId, r.agentId, r.family, r.chain, r.chainId, r.from, r.to, r.value.toString(), r.status,
       r.signedTx, r.txHash, r.fee.toString(), JSON.stringify(r.details), r.idempotencyKey, r.requestDigest, r.createdBy,
-      r.chainId, JSON.stringify(r.spends),
+      // Bitcoin coins and XRP sequences in bitcoin_spent_outpoints; Cardano UTxOs in cardano_spent_utxos.
+      r.chainId, JSON.stringify(r.family === 'cardano' ? [] : r.spends),
+      r.chainId, JSON.stringify(r.family === 'cardano' ? r.spends : []),
       r.event?.id ?? null, r.event ? JSON.stringify(r.event.payload) : null,
       r.spends.length,
     ]);

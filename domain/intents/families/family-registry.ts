@@ -11,6 +11,7 @@ import { SolanaFamily } from './solana/solana-family.ts';
 import { BitcoinFamily } from './bitcoin/bitcoin-family.ts';
 import { TronFamily } from './tron/tron-family.ts';
 import { XrpFamily } from './xrp/xrp-family.ts';
+import { CardanoFamily } from './cardano/cardano-family.ts';
 
 export type ResolvedNetwork = { family: ChainFamily; name: SignedFamily; net: FamilyNetwork; row: Pick<ChainRow, 'name'> };
 
@@ -22,7 +23,7 @@ export class ChainFamilies {
   private readonly rpcOverrides: ReadonlyMap<string, string>;
 
   constructor(d: { rpcOverrides: ReadonlyMap<string, string>; families?: ChainFamily[] }) {
-    const families = d.families ?? [new BitcoinFamily(), new SolanaFamily(), new XrpFamily(), new TronFamily()];
+    const families = d.families ?? [new BitcoinFamily(), new SolanaFamily(), new XrpFamily(), new CardanoFamily(), new TronFamily()];
     this.byName = new Map(families.map((f) => [f.family as SignedFamily, f]));
     this.rpcOverrides = d.rpcOverrides;
   }
@@ -42,7 +43,7 @@ export class ChainFamilies {
   /** The seeded network `raw` names (no database read), or a 400. */
   seeded(raw: string | number): { name: string; chainId: number; family: SignedFamily } {
     const seeded = familyNetworkOf(raw);
-    if (!seeded) throw invalidField('chain', 'must be a Bitcoin, Solana, XRP Ledger or Tron network (see GET /v1/chains)');
+    if (!seeded) throw invalidField('chain', 'must be a Bitcoin, Solana, XRP Ledger, Cardano or Tron network (see GET /v1/chains)');
     return seeded;
   }
 

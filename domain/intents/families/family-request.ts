@@ -15,6 +15,8 @@ export type FamilyTransactionRequest = {
   computeUnitPrice?: bigint;
   /** Tron TRC-20: fee_limit_sun. */
   feeLimitSun?: bigint;
+  /** Cardano: seconds until the transaction expires unlanded. */
+  ttl?: number;
   signingKeyPath?: string;
   /** XRP: the Payment's destination tag and memo text, or a whole transaction the agent provides. */
   destinationTag?: number;
@@ -28,6 +30,6 @@ export const DEFAULT_TOKEN_DECIMALS = 6;
 /** SHA-256 of what is asked (and whether to broadcast): the same Idempotency-Key for another request is refused. */
 export function familyRequestDigest(r: FamilyTransactionRequest, network: string, mode: 'submit' | 'sign_only'): string {
   const canonical = [mode, network, r.to, r.value, r.tokenMint ?? '', r.tokenDecimals ?? '', r.createRecipientTokenAccount ?? '',
-    r.feeRateSatPerVbyte ?? '', r.computeUnitPrice ?? '', r.feeLimitSun ?? '', r.destinationTag ?? '', r.memo ?? '', r.xrplTxJson ? JSON.stringify(r.xrplTxJson) : ''].map(String).join('|');
+    r.feeRateSatPerVbyte ?? '', r.computeUnitPrice ?? '', r.feeLimitSun ?? '', r.destinationTag ?? '', r.memo ?? '', r.xrplTxJson ? JSON.stringify(r.xrplTxJson) : '', r.ttl ?? ''].map(String).join('|');
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -42,6 +42,7 @@ import type { ChainKey } from '../../chains/chain-fields.ts';
 import { wakeOutbox } from '../../events/outbox.ts';
 import { SigningAgentCache, signingAgent, type SigningAgent, type SigningAgentGuard } from '../signing/signing-agent.ts';
 import { SigningKeyRetired } from '../signing-keys/signer.ts';
+import { reservedCardanoUtxos } from './cardano/cardano-utxo-repository.ts';
 import type { SignedTransfer, TransferIntent } from './chain-family.ts';
 import { formatUnits, parseUnits } from './units.ts';
 import { providedRequest } from './xrp/xrp-provided.ts';
@@ -50,8 +51,8 @@ export type FamilyTransactionDeps = {
   db: () => EntityManager; hot: HotReads; kms: Kms; families: ChainFamilies; audit: ActionAudit; client: Pick<TransactionsClient, 'startBroadcast'>;
 };
 
-/** Families whose submits reserve what they spend (Bitcoin: coins; XRP: sequences), built one sender at a time per process. */
-const SEQUENCED = new Set(['bitcoin', 'xrp']);
+/** Families whose submits reserve what they spend (Bitcoin, Cardano: coins; XRP: sequences), built one sender at a time per process. */
+const SEQUENCED = new Set(['bitcoin', 'cardano', 'xrp']);
 
 /** Attempts at choosing coins when parallel requests keep taking the chosen ones. */
 const COIN_ATTEMPTS = 3;
@@ -166,9 +167,10 @@ export class FamilyTransactionCommands {
       }
       return null;
     };
-    // One sender's Bitcoin (XRP) submits are built one at a time in this process (they would all pick
-    // the same coins, the same sequence); across processes a coin (sequence) taken first makes the
-    // transfer be built again. Solana and sign-only transfers reserve nothing and run side by side.
+    // One sender's Bitcoin, Cardano (coins) and XRP (sequences) submits are built one at a time in this
+    // process (they would all pick the same coins, the same sequence); across processes a coin
+    // (sequence) taken first makes the transfer be built again. Solana, Tron and sign-only
+    // transfers reserve nothing and run side by side.
     const row = SEQUENCED.has(network.name) && mode === 'submit' ? await this.senders.run(net.chainId, from, build) : await build();
     if (row === null) throw conflict('The coins (XRP: sequences) of this address are being taken by parallel requests; try again shortly');
     if (row === 'replay') {
@@ -195,6 +197,7 @@ export class FamilyTransactionCommands {
     if (req.feeRateSatPerVbyte !== undefined && network.name !== 'bitcoin') throw invalidField('fee_rate_sat_per_vbyte', 'is for Bitcoin only');
     if (req.computeUnitPrice !== undefined && network.name !== 'solana') throw invalidField('compute_unit_price', 'is for Solana only');
     if (req.feeLimitSun !== undefined && (network.name !== 'tron' || !token)) throw invalidField('fee_limit_sun', 'is for Tron TRC-20 transfers only (with token_mint)');
+    if (req.ttl !== undefined && network.name !== 'cardano') throw invalidField('ttl', 'is for Cardano only');
     const decimals = token ? req.tokenDecimals ?? DEFAULT_TOKEN_DECIMALS : network.family.unit.decimals;
     const amount = parseUnits(req.value, decimals, 'value');
     if (amount <= 0n && req.xrplTxJson === undefined) throw invalidField('value', 'must be more than 0');
@@ -202,13 +205,14 @@ export class FamilyTransactionCommands {
     return {
       to: req.to, amount, feeRateSatPerVbyte: req.feeRateSatPerVbyte, tokenMint: req.tokenMint, tokenDecimals: token ? decimals : undefined,
       createRecipientTokenAccount: req.createRecipientTokenAccount, computeUnitPrice: req.computeUnitPrice, feeLimitSun: req.feeLimitSun,
-      destinationTag: req.destinationTag, memo: req.memo, xrplTxJson: req.xrplTxJson,
+      destinationTag: req.destinationTag, memo: req.memo, xrplTxJson: req.xrplTxJson, ttlSeconds: req.ttl,
     };
   }
 
   /** The family builds and signs once; chain trouble becomes the API's 503/422 as on EVM. */
   private async signOnce(network: ResolvedNetwork, key: FamilyKey, from: string, intent: TransferIntent, mode: TransactionMode): Promise<SignedTransfer> {
-    const reserved = SEQUENCED.has(network.name) ? await reservedOutpoints(this.d.hot, network.net.chainId, from) : new Set<string>();
+    const reserved = network.name === 'cardano' ? await reservedCardanoUtxos(this.d.db(), network.net.chainId, from)
+      : SEQUENCED.has(network.name) ? await reservedOutpoints(this.d.hot, network.net.chainId, from) : new Set<string>();
     try {
       return await network.family.signTransfer(network.net, { publicKey: key.sender.publicKey, address: from }, intent,
         { reservedOutpoints: reserved, signOnly: mode === 'sign_only' }, key.sign);

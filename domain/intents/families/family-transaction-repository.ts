@@ -1,11 +1,13 @@
 // Statements of the non-EVM families' transactions (migration 0038) after they are recorded (the
 // recording statement is family-record-repository.ts): the coins open transactions spend, giving
-// the reservations back when a transaction ends without effect, re-signed bytes, settling.
+// the reservations back when a transaction ends without effect (Bitcoin coins and XRP sequences in
+// bitcoin_spent_outpoints, Cardano UTxOs in cardano_spent_utxos), re-signed bytes, settling.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import { query } from '../../../db/query.ts';
 import type { TransactionStatus } from '../transactions/transaction-repository.ts';
 import type { HotReads } from '../../../db/hot-reads.ts';
+import { releaseCardanoUtxos } from './cardano/cardano-utxo-repository.ts';
 
 /**
  * The coins of `from` that its recorded, still open transactions on this network spend (never
@@ -43,6 +45,7 @@ export async function endFamilyTransaction(em: EntityManager, id: string, from: 
         .where('agent_id', '=', row.agent_id).where('family', '=', row.family).where('day', '=', row.day).execute();
     }
     await q.deleteFrom('bitcoin_spent_outpoints').where('transaction_id', '=', id).execute();
+    if (row.family === 'cardano') await releaseCardanoUtxos(tx, id);
     return true;
   });
 }
@@ -61,8 +64,9 @@ export async function settleFamilyTransaction(em: EntityManager, id: string, out
   const row = await query(em).updateTable('agent_transactions').set({
     status: outcome.confirmed ? 'confirmed' : 'failed', block_number: outcome.block === null ? null : Number(outcome.block),
     error_message: outcome.confirmed ? null : outcome.reason.slice(0, 1000), confirmed_at: sql`now()`, updated_at: sql`now()`,
-  }).where('id', '=', id).where('status', 'in', ['signed', 'broadcast']).returning('id').executeTakeFirst();
+  }).where('id', '=', id).where('status', 'in', ['signed', 'broadcast']).returning(['id', 'family']).executeTakeFirst();
   // Mined either way: its coins are spent on chain, the reservations have done their work.
   if (row) await query(em).deleteFrom('bitcoin_spent_outpoints').where('transaction_id', '=', id).execute();
+  if (row?.family === 'cardano') await releaseCardanoUtxos(em, id);
   return row !== undefined;
 }

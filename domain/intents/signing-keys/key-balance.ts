@@ -1,7 +1,7 @@
 // GET /v1/agents/{agent_id}/signing-keys/{chain}/balance (reference SigningKeyBalanceResponse): the
 // native balance of the agent's active key on a network, read from the network's node. `chain`
-// names the network: an EVM chain (its one `ethereum` key), or a Bitcoin or Solana network
-// (`bitcoin` and `solana` themselves are the main networks). The agent itself or the humans of
+// names the network: an EVM chain (its one `ethereum` key), or a Bitcoin, Solana or Cardano network
+// (`bitcoin`, `solana` and `cardano` themselves are the main networks). The agent itself or the humans of
 // its organization, as for the key list. Native balances only (no `tokens` yet).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { formatUnits } from 'viem';
@@ -14,7 +14,7 @@ import { chainProblem } from '../transactions/chain-problems.ts';
 import { resolveEvmChain } from '../intents-access.ts';
 import type { ChainFamilies } from '../families/family-registry.ts';
 import { activeSigningKey } from './key-repository.ts';
-import { bitcoinAddressOf } from './key-families.ts';
+import { bitcoinAddressOf, cardanoAddressOf } from './key-families.ts';
 
 export type KeyBalance = { chain: string; address: string; balanceWei: bigint; balanceDisplay: string };
 
@@ -36,7 +36,8 @@ export class KeyBalances {
         const key = await activeSigningKey(em, agent.org_id, agent.id, n.name);
         if (!key) throw new Problem(404, `The agent has no active ${n.name} signing key`);
         this.d.families.requireNode(n);
-        const address = n.name === 'bitcoin' ? bitcoinAddressOf(key.public_key, n.net.name) : key.address;
+        const address = n.name === 'bitcoin' ? bitcoinAddressOf(key.public_key, n.net.name)
+          : n.name === 'cardano' ? cardanoAddressOf(key.public_key, n.net.name) : key.address;
         const raw = await n.family.balance(n.net, address);
         return { chain: n.net.name, address, balanceWei: raw, balanceDisplay: formatUnits(raw, n.family.unit.decimals) };
       }

@@ -7,6 +7,8 @@
 //   xrp:      secp256k1 (the same KMS keys as EVM); address the classic r… address of the
 //             compressed key (the same on every XRP Ledger network)
 //   tron:     secp256k1 (the same KMS keys as EVM); address base58check T… (every Tron network)
+//   cardano:  Ed25519 (KMS createEd25519Key); address the enterprise address of the key's
+//             blake2b-224 hash, addr1… on mainnet — addr_test1… on preprod and preview (addressesOf)
 import { secp256k1 } from '@noble/curves/secp256k1';
 import { ed25519 } from '@noble/curves/ed25519';
 import { payments, networks } from 'bitcoinjs-lib';
@@ -17,6 +19,7 @@ import type { Kms, SigningKeyRef } from '../../crypto/kms/kms.ts';
 import { networksOf } from '../families/family-chains.ts';
 import { tronAddressOf } from '../families/tron/tron-address.ts';
 import { xrpAddressOf } from '../families/xrp/xrp-signing.ts';
+import { enterpriseAddress } from '../families/cardano/cardano-address.ts';
 import type { SigningChain } from './signing-chains.ts';
 
 export type KeyFamily = {
@@ -71,10 +74,23 @@ export const KEY_FAMILIES: Record<SigningChain, KeyFamily> = {
     address: (pub) => tronAddressOf(pub),
     matches: secpMatches,
   },
+  cardano: {
+    curve: 'ed25519',
+    create: (kms, label) => kms.createEd25519Key(label),
+    address: (pub) => enterpriseAddress(pub, 'mainnet'),
+    matches: (secret, publicKeyHex) => toHex(ed25519.getPublicKey(secret)) === publicKeyHex,
+  },
 };
 
-/** A key's address on each network of its family (Bitcoin's differ; EVM and Solana have one). */
+const CARDANO_NETWORKS: Record<string, string> = { cardano: 'mainnet', 'cardano-preprod': 'preprod', 'cardano-preview': 'preview' };
+
+/** The enterprise address of an Ed25519 key (0x-hex) on a seeded Cardano network. */
+export const cardanoAddressOf = (publicKeyHex: string, network: string): string =>
+  enterpriseAddress(Buffer.from(publicKeyHex.slice(2), 'hex'), CARDANO_NETWORKS[network] ?? 'mainnet');
+
+/** A key's address on each network of its family (Bitcoin's and Cardano's differ; EVM and Solana have one). */
 export function addressesOf(k: { chain: string; public_key: string; address: string }): Record<string, string> {
+  if (k.chain === 'cardano') return Object.fromEntries(networksOf('cardano').map((n) => [n, cardanoAddressOf(k.public_key, n)]));
   if (k.chain !== 'bitcoin') return { [k.chain]: k.address };
   return Object.fromEntries(networksOf('bitcoin').map((n) => [n, bitcoinAddressOf(k.public_key, n)]));
 }

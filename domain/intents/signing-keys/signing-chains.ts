@@ -3,9 +3,10 @@
 // them, so `ethereum`, `base`, `8453` or `0x2105` all name the agent's one `ethereum` key. Bitcoin
 // and Solana have one key each too, for all their networks (`bitcoin`, `btc`, `bitcoin-regtest` →
 // the `bitcoin` key; its address differs per network, see key-families.ts); XRP likewise (`xrp`,
-// `xrpl`, `ripple`, `xrp-testnet` → the `xrp` key, one address on every network) and Tron (`tron`,
-// `trx`, `tron-nile` → the `tron` key, one address everywhere). cardano
-// come in a later issue and are refused with a 400 that says so; a name that is neither is a 400 too.
+// `xrpl`, `ripple`, `xrp-testnet` → the `xrp` key, one address on every network), Cardano (`ada`,
+// `cardano-preprod` → the `cardano` key, its address per network) and Tron (`tron`, `trx`,
+// `tron-nile` → the `tron` key, one address everywhere). A name that is none of these (nor an
+// enabled EVM chain of the chains table) is a 400.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { invalidField } from '../../errors.ts';
 import { parseChainIdentifier } from '../../chains/chain-fields.ts';
@@ -13,12 +14,9 @@ import { findChain } from '../../chains/chain-repository.ts';
 import { keyFamilyOf } from '../families/family-chains.ts';
 
 /** The key families a signing key can belong to today. */
-export type SigningChain = 'ethereum' | 'bitcoin' | 'solana' | 'xrp' | 'tron';
+export type SigningChain = 'ethereum' | 'bitcoin' | 'solana' | 'xrp' | 'cardano' | 'tron';
 
-/** The spec's chains that come later, with the spellings clients use for them. */
-const LATER_CHAINS = new Set(['cardano', 'ada']);
-
-/** What a chain in a request is: a key family, a chain that comes later, or nothing known. */
+/** What a chain in a request is: a key family, or (ok: false) refused with its message. */
 export type ChainVerdict = { ok: true; chain: SigningChain } | { ok: false; message: string };
 
 /** The pure part: names and ids that need no lookup. Null: ask the chains table. */
@@ -27,7 +25,6 @@ export function classifyChain(raw: string | number): ChainVerdict | null {
   if (s === 'ethereum') return { ok: true, chain: 'ethereum' };
   const family = keyFamilyOf(raw);
   if (family) return { ok: true, chain: family };
-  if (LATER_CHAINS.has(s)) return { ok: false, message: `${s} signing keys are not available yet: EVM chains, bitcoin, solana, xrp and tron for now` };
   return null;
 }
 
@@ -42,5 +39,5 @@ export async function resolveSigningChain(em: EntityManager, raw: string | numbe
   const key = parseChainIdentifier(String(raw));
   const row = key ? await findChain(em, key) : null;
   if (row?.is_enabled && row.family === 'ethereum') return 'ethereum';
-  throw invalidField(field, 'must be ethereum, bitcoin, solana, xrp, tron or an EVM chain this service knows (by name or chain_id, see GET /v1/chains)');
+  throw invalidField(field, 'must be ethereum, bitcoin, solana, xrp, cardano, tron or an EVM chain this service knows (by name or chain_id, see GET /v1/chains)');
 }

@@ -23,7 +23,7 @@ export type WalletFamilyName = 'ethereum' | 'bitcoin' | 'solana' | 'xrp' | 'card
 export type WalletNetwork = { name: string; chainId: number; nativeCurrency: string; node?: FamilyNetwork };
 
 /** A private key as export shows it: 0x-hex of the 32 bytes, and the form wallets of the family import. */
-export type ExportedKey = { hex: string; importable: string; format: 'hex' | 'wif' | 'base58_keypair' };
+export type ExportedKey = { hex: string; importable: string; format: 'hex' | 'wif' | 'base58_keypair' | 'bech32' };
 
 export type KeyPair = { privateKey: Uint8Array; publicKey: string; address: string };
 

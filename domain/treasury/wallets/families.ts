@@ -1,7 +1,7 @@
 // Which chain family a chain name in a request asks for, and the families this deployment
 // supports. Every EVM name or chain_id (ethereum, base, 8453 …) is the one `ethereum` wallet; every
 // Bitcoin network (bitcoin, btc, bitcoin-regtest …) the one `bitcoin` wallet, every Solana network
-// the one `solana` wallet, every XRP network the one `xrp` wallet, every Tron network the one `tron` wallet; cardano is refused with a 400 that says it comes later,
+// the one `solana` wallet, every XRP, Cardano or Tron network the one wallet of its family,
 // as for agents' signing keys (domain/intents/signing-keys/signing-chains.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChainRpc } from '../../chains/chain-rpc.ts';
@@ -14,6 +14,7 @@ import { BitcoinWalletFamily } from './bitcoin-family.ts';
 import { SolanaWalletFamily } from './solana-family.ts';
 import { TronWalletFamily } from './tron-family.ts';
 import { XrpWalletFamily } from './xrp-family.ts';
+import { CardanoWalletFamily } from './cardano-family.ts';
 
 export class WalletFamilies {
   private readonly byName: ReadonlyMap<WalletFamilyName, WalletChainFamily>;
@@ -21,7 +22,7 @@ export class WalletFamilies {
   /** `rpc`: the EVM chains' client; `chains`: the Intents API's Bitcoin and Solana families (their nodes). */
   constructor(rpc: ChainRpc, chains: ChainFamilies) {
     // A family joins here once the Intents API has its chain library.
-    const families: WalletChainFamily[] = [new EvmWalletFamily(rpc), new BitcoinWalletFamily(chains), new SolanaWalletFamily(chains), new XrpWalletFamily(chains), new TronWalletFamily(chains)];
+    const families: WalletChainFamily[] = [new EvmWalletFamily(rpc), new BitcoinWalletFamily(chains), new SolanaWalletFamily(chains), new XrpWalletFamily(chains), new CardanoWalletFamily(chains), new TronWalletFamily(chains)];
     this.byName = new Map(families.map((f) => [f.family, f]));
   }
 
