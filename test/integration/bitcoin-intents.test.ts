@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import * as bitcoin from 'bitcoinjs-lib';
 import * as ecc from 'tiny-secp256k1';
-import { call, closeDb, eventually, operatorAccount, signup, type Account } from '../helpers/api.ts';
+import { call, closeDb, db, eventually, operatorAccount, signup, type Account } from '../helpers/api.ts';
 import { agentJwt, registerAgent } from '../helpers/agent-fixtures.ts';
 import { startBtcdNode, testKey, type BtcdNode } from '../helpers/btcd-node.ts';
 
@@ -172,4 +172,28 @@ test('sign-only from the briefly kept coin listing: a coin received since is fou
   const after = await send('0.1', true);
   if (after.status === 200) expect(outpoints(after.body.signed_tx).filter((o) => reserved.has(o))).toEqual([]);
   else expect(after.body.type).toBe('insufficient_funds');
+});
+
+test('a coin still reserved by a transaction that is no longer open (given up as unconfirmed) is taken over by the next submit, not refused forever', async () => {
+  const heirOwner = await signup('btc-heir'); // the first owner's plan has room for no more agents
+  const heir = await registerAgent(heirOwner, { intents_api_enabled: true, per_chain_guardrails: { bitcoin: { max_value: '5', daily_limit: '20' } } });
+  const heirToken = await agentJwt(heir);
+  const key = await call('POST', `/v1/agents/${heir.id}/signing-keys`, { token: heirOwner.token, body: { chain: 'bitcoin' } });
+  const address = key.body.addresses[CHAIN] as string;
+  await node.fund(address, 100_000_000n);
+  const send = (sign: boolean) => call('POST', `/v1/agents/${heir.id}/transactions${sign ? '/sign' : ''}`, {
+    token: heirToken, body: { chain: CHAIN, to: payee(), value: '0.1' },
+  });
+  // A transaction that reserved the one coin, then ended without being seen mined (the workflow's
+  // "unconfirmed" keeps its reservation): a sign-only row made into one, and its reservation.
+  const old = await send(true);
+  expect(old.status).toBe(200);
+  const input = bitcoin.Transaction.fromHex(old.body.signed_tx).ins[0]!;
+  const coin = `${Buffer.from(input.hash).reverse().toString('hex')}:${input.index}`;
+  await db().query("UPDATE agent_transactions SET status = 'failed' WHERE id = $1", [old.body.id]);
+  await db().query('INSERT INTO bitcoin_spent_outpoints (chain_id, outpoint, transaction_id) VALUES ($1, $2, $3)', [old.body.chain_id, coin, old.body.id]);
+  const next = await send(false);
+  expect(next.status).toBe(201);
+  const held = await db().query('SELECT transaction_id FROM bitcoin_spent_outpoints WHERE chain_id = $1 AND outpoint = $2', [old.body.chain_id, coin]);
+  expect(held.rows).toEqual([{ transaction_id: next.body.id }]);
 });

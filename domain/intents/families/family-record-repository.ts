@@ -6,6 +6,9 @@
 // (agent_tx_daily_usage, capped by tx_max_per_day), stores the row, reserves what it spends
 // (Bitcoin coins and XRP sequences: bitcoin_spent_outpoints; Cardano UTxOs: cardano_spent_utxos)
 // and, for sign-only, emits agent.transaction.signed.
+// A coin still held by a transaction that is no longer open (one the broadcast workflow gave up on
+// as unconfirmed keeps its reservation while it might be mined) is taken over: the node's own view
+// (the coin listed unspent, mempool included) decided it was spendable.
 // A CTE cannot undo another's write, so when a later step refuses after an earlier one wrote (the
 // count cap after the spend, a coin taken by another transaction after the row), the final SELECT
 // raises (refuse_statement, migration 0042) and the whole statement is undone.
@@ -56,14 +59,16 @@ const SQL = `WITH fresh AS (
        SELECT ?::uuid, ?::uuid, ?::uuid, ?, ?, ?::bigint, ?, ?, ?::numeric, ?, ?, ?, ?::numeric, ?::jsonb, ?, ?, ?, cnt.day, now() FROM cnt
        RETURNING id, org_id, created_at, to_char(reserved_day, 'YYYY-MM-DD') AS reserved_day
      ), spent AS (
-       INSERT INTO bitcoin_spent_outpoints (chain_id, outpoint, transaction_id)
+       INSERT INTO bitcoin_spent_outpoints AS r (chain_id, outpoint, transaction_id)
        SELECT ?::bigint, o.outpoint, signed.id FROM signed, jsonb_array_elements_text(?::jsonb) AS o(outpoint)
-       ON CONFLICT DO NOTHING
+       ON CONFLICT (chain_id, outpoint) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, created_at = now()
+         WHERE NOT EXISTS (SELECT 1 FROM agent_transactions t WHERE t.id = r.transaction_id AND t.status IN ('signed', 'broadcast'))
        RETURNING outpoint
      ), spent_utxos AS (
-       INSERT INTO cardano_spent_utxos (chain_id, utxo, transaction_id)
+       INSERT INTO cardano_spent_utxos AS r (chain_id, utxo, transaction_id)
        SELECT ?::bigint, u.utxo, signed.id FROM signed, jsonb_array_elements_text(?::jsonb) AS u(utxo)
-       ON CONFLICT DO NOTHING
+       ON CONFLICT (chain_id, utxo) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, created_at = now()
+         WHERE NOT EXISTS (SELECT 1 FROM agent_transactions t WHERE t.id = r.transaction_id AND t.status IN ('signed', 'broadcast'))
        RETURNING utxo
      ), event AS (
        INSERT INTO event_outbox (id, org_id, event_type, payload)
