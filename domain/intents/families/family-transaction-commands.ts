@@ -40,7 +40,7 @@ import { recordFamilyTransfer, type FamilyRecord, type FamilyRecordOutcome } fro
 import type { HotReads } from '../../../db/hot-reads.ts';
 import type { ChainKey } from '../../chains/chain-fields.ts';
 import { wakeOutbox } from '../../events/outbox.ts';
-import { SigningAgentCache, signingAgent, type SigningAgent, type SigningAgentGuard } from '../signing/signing-agent.ts';
+import { SigningAgentCache, StaleSigningAgent, onKeptSigningAgent, signingAgent, type SigningAgent, type SigningAgentGuard } from '../signing/signing-agent.ts';
 import { SigningKeyRetired } from '../signing-keys/signer.ts';
 import { reservedCardanoUtxos } from './cardano/cardano-utxo-repository.ts';
 import type { SignedTransfer, TransferIntent } from './chain-family.ts';
@@ -56,14 +56,6 @@ const SEQUENCED = new Set(['bitcoin', 'cardano', 'xrp']);
 
 /** Attempts at choosing coins when parallel requests keep taking the chosen ones. */
 const COIN_ATTEMPTS = 3;
-
-/** The cached read of the agent, its key or the chain is out of date: read again and start over. */
-class StaleSigningAgent extends Error {
-  constructor() {
-    super('the cached signing agent is stale');
-    this.name = 'StaleSigningAgent';
-  }
-}
 
 type RecordArgs = {
   id: string; agent: AgentRow; network: ResolvedNetwork; from: string; req: FamilyTransactionRequest; intent: TransferIntent;
@@ -96,19 +88,9 @@ export class FamilyTransactionCommands {
     const principal = callerOf(ctx);
     const seeded = this.d.families.seeded(req.chain);
     const chainKey: ChainKey = { by: 'name', name: seeded.name };
-    const cached = this.agents.get(principal.orgId, agentId, chainKey);
-    if (cached) {
-      try {
-        return await this.submitAs(ctx, cached, true, req, idempotencyKey, mode);
-      } catch (e) {
-        if (!(e instanceof StaleSigningAgent)) throw e;
-        this.agents.forget(principal.orgId, agentId, chainKey);
-      }
-    }
-    const fresh = await signingAgent(this.d.hot, principal.orgId, agentId, chainKey, seeded.family);
-    const outcome = await this.submitAs(ctx, fresh, false, req, idempotencyKey, mode);
-    this.agents.set(principal.orgId, agentId, chainKey, fresh);
-    return outcome;
+    return onKeptSigningAgent(this.agents, { orgId: principal.orgId, agentId, chain: chainKey },
+      () => signingAgent(this.d.hot, principal.orgId, agentId, chainKey, seeded.family),
+      (access, cached) => this.submitAs(ctx, access, cached, req, idempotencyKey, mode));
   }
 
   private async submitAs(ctx: ActionContext, access: SigningAgent, cached: boolean, req: FamilyTransactionRequest, idempotencyKey: string | null,

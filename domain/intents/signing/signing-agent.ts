@@ -71,3 +71,33 @@ export class SigningAgentCache {
     if (k !== null) this.entries.delete(k);
   }
 }
+
+/** The cached read of the agent, its key or the chain is out of date: read again and start over. */
+export class StaleSigningAgent extends Error {
+  constructor() {
+    super('the cached signing agent is stale');
+    this.name = 'StaleSigningAgent';
+  }
+}
+
+/**
+ * Runs `act` on the kept read of (organization, agent, chain) when there is one; when `act` finds
+ * it stale (StaleSigningAgent), forgets it. Otherwise, or then, runs `act` on a fresh read
+ * (`read`), which is kept for the next request once `act` has succeeded on it.
+ */
+export async function onKeptSigningAgent<T>(cache: SigningAgentCache, k: { orgId: string; agentId: string; chain: ChainKey | null },
+  read: () => Promise<SigningAgent>, act: (access: SigningAgent, cached: boolean) => Promise<T>): Promise<T> {
+  const kept = cache.get(k.orgId, k.agentId, k.chain);
+  if (kept) {
+    try {
+      return await act(kept, true);
+    } catch (e) {
+      if (!(e instanceof StaleSigningAgent)) throw e;
+      cache.forget(k.orgId, k.agentId, k.chain);
+    }
+  }
+  const fresh = await read();
+  const outcome = await act(fresh, false);
+  cache.set(k.orgId, k.agentId, k.chain, fresh);
+  return outcome;
+}

@@ -32,7 +32,7 @@ import type { SimulationCommands, StoredSimulation } from './simulation-commands
 import { callerOf, subjectOf, type Principal } from '../../auth/principal.ts';
 import { loadAgent, type AgentRow } from '../../agents/agent-repository.ts';
 import type { HotReads } from '../../../db/hot-reads.ts';
-import { SigningAgentCache, signingAgent, type SigningAgent, type SigningAgentGuard } from '../signing/signing-agent.ts';
+import { SigningAgentCache, StaleSigningAgent, onKeptSigningAgent, signingAgent, type SigningAgent, type SigningAgentGuard } from '../signing/signing-agent.ts';
 import { Problem, conflict, invalidField, notFound } from '../../errors.ts';
 import { isUuid } from '../../ids.ts';
 import { authorizeIntents, chainKeyOf, evmChainOf, type EvmChain } from '../intents-access.ts';
@@ -71,13 +71,6 @@ type SignArgs = {
   guard: SigningAgentGuard | null;
 };
 
-/** The cached read of the agent, its key or the chain is out of date: read again and start over. */
-class StaleSigningAgent extends Error {
-  constructor() {
-    super('the cached signing agent is stale');
-    this.name = 'StaleSigningAgent';
-  }
-}
 const LIST_LIMIT = 100;
 
 /** A signed transaction's bytes and the fields that went into them. */
@@ -102,19 +95,9 @@ export class TransactionCommands {
   async submit(ctx: ActionContext, agentId: string, req: TransactionRequest, idempotencyKey: string | null, mode: TransactionMode): Promise<TransactionOutcome> {
     const principal = callerOf(ctx);
     const chainKey = chainKeyOf(req.chain);
-    const cached = this.agents.get(principal.orgId, agentId, chainKey);
-    if (cached) {
-      try {
-        return await this.submitAs(ctx, cached, true, req, idempotencyKey, mode);
-      } catch (e) {
-        if (!(e instanceof StaleSigningAgent)) throw e;
-        this.agents.forget(principal.orgId, agentId, chainKey);
-      }
-    }
-    const fresh = await signingAgent(this.d.hot, principal.orgId, agentId, chainKey);
-    const outcome = await this.submitAs(ctx, fresh, false, req, idempotencyKey, mode);
-    this.agents.set(principal.orgId, agentId, chainKey, fresh);
-    return outcome;
+    return onKeptSigningAgent(this.agents, { orgId: principal.orgId, agentId, chain: chainKey },
+      () => signingAgent(this.d.hot, principal.orgId, agentId, chainKey),
+      (access, cached) => this.submitAs(ctx, access, cached, req, idempotencyKey, mode));
   }
 
   private async submitAs(ctx: ActionContext, access: SigningAgent, cached: boolean, req: TransactionRequest, idempotencyKey: string | null,
