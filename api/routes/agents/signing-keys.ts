@@ -15,7 +15,7 @@ const CHAIN_400 = 'chain: unknown (not a chain family, nor an EVM chain this ser
 export const signingKeyRoutes = [
   route({
     method: 'GET', path: '/v1/agents/:agent_id/signing-keys/:chain/balance', tag: 'Signing Keys', auth: 'principal',
-    summary: "The native balance of the agent's active key on a network (an EVM chain, a Bitcoin or Solana network), from its node",
+    summary: "The native balance of the agent's active key on a network (an EVM chain, or a Bitcoin, Solana, XRP, Cardano or Tron network), from its node",
     params: signingKeyParams,
     success: { status: 200, description: 'The balance', schema: SigningKeyBalanceSchema },
     errors: {

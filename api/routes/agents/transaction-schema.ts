@@ -80,7 +80,7 @@ function parseWith<S extends z.ZodType>(schema: S, o: unknown, ctx: z.Refinement
   return z.NEVER;
 }
 
-/** What a transaction body asks for: an EVM transaction, or a transfer on a Bitcoin or Solana network. */
+/** What a transaction body asks for: an EVM transaction, or a transfer on a Bitcoin, Solana, XRP, Cardano or Tron network. */
 export type TransactionBody = { kind: 'evm'; req: TransactionRequest } | { kind: 'family'; req: FamilyTransactionRequest };
 
 /**

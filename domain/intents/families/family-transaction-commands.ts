@@ -1,5 +1,5 @@
 // The Intents API's transactions on the non-EVM families (issue 32): the same routes as EVM
-// (transaction-commands.ts hands a request over when its chain is a Bitcoin or Solana network),
+// (transaction-commands.ts hands a request over when its chain is a Bitcoin, Solana, XRP, Cardano or Tron network),
 // the same order of checks, and the same promises:
 //   1. who (intents-access.ts), which network, the agent's key of the family; a repeated
 //      Idempotency-Key is answered from the stored row (200);
