@@ -10,6 +10,8 @@ import { Connection, Client } from '@temporalio/client';
 import { call, db } from './api.ts';
 import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor } from './stack.ts';
 import { TcpProxy } from './tcp-proxy.ts';
+import { ensureSearchAttributes } from '../../domain/temporal/search-attributes.ts';
+import { VAULT_SEARCH_ATTRIBUTES } from '../../domain/temporal/search-attribute-keys.ts';
 
 export class IsolatedStack {
   readonly database: string;
@@ -54,10 +56,16 @@ export class IsolatedStack {
     this.pool.on('error', () => {}); // an idle client ended by the database's drop at stop()
     this.temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }), namespace: this.namespace });
     await this.temporal.connection.workflowService.registerNamespace({ namespace: this.namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
-    // The frontend learns of a new namespace within a few seconds: wait until it takes a start.
+    // The frontend learns of a new namespace, and of search attributes added to it, within a few
+    // seconds. The worker registers them too, but the api can take a trigger before it has: wait
+    // until the namespace takes a start that carries every attribute a run's start carries.
     await waitFor('the new namespace', 30_000, async () => {
       try {
-        const h = await this.temporal.workflow.start('probe', { taskQueue: 'probe', workflowId: `probe-${this.namespace}` });
+        await ensureSearchAttributes(this.temporal, this.namespace);
+        const h = await this.temporal.workflow.start('probe', {
+          taskQueue: 'probe', workflowId: `probe-${this.namespace}`,
+          typedSearchAttributes: VAULT_SEARCH_ATTRIBUTES.map((key) => ({ key, value: 'probe' })),
+        });
         await h.terminate('probe');
         return true;
       } catch { return undefined; }
