@@ -5,7 +5,10 @@
 // (agent_family_daily_usage, capped by per_chain_guardrails daily_limit) and the day's count
 // (agent_tx_daily_usage, capped by tx_max_per_day), stores the row, reserves what it spends
 // (Bitcoin coins and XRP sequences: bitcoin_spent_outpoints; Cardano UTxOs: cardano_spent_utxos)
-// and, for sign-only, emits agent.transaction.signed.
+// and, for sign-only, emits agent.transaction.signed. A sign-only transfer reserves nothing, but
+// what it spends must not be held by an open submit (its bytes would conflict with, or under RBF
+// replace, the submit's): the statement refuses it ('outpoint_taken') and the caller builds again
+// on a fresh read of the reservations, so the hot path need not read them first.
 // A coin still held by a transaction that is no longer open (one the broadcast workflow gave up on
 // as unconfirmed keeps its reservation while it might be mined) is taken over: the node's own view
 // (the coin listed unspent, mempool included) decided it was spendable.
@@ -23,6 +26,8 @@ export type FamilyRecord = {
   status: 'signed' | 'sign_only'; signedTx: string; txHash: string; fee: bigint; details: Record<string, string | number | boolean | null>;
   /** Submits: what the transfer spends, reserved by this statement (Bitcoin `txid:vout`, XRP `seq:…`, Cardano `txhash#index`). */
   spends: string[];
+  /** Sign-only: what the transfer spends, which no open transaction may hold (checked, not reserved). */
+  holds: string[];
   idempotencyKey: string | null; requestDigest: string; createdBy: string;
   /** The family's daily limit in its smallest unit, and tx_max_per_day. */
   caps: { dailyLimit: bigint | null; maxCount: number | null };
@@ -70,6 +75,14 @@ const SQL = `WITH fresh AS (
        ON CONFLICT (chain_id, utxo) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, created_at = now()
          WHERE NOT EXISTS (SELECT 1 FROM agent_transactions t WHERE t.id = r.transaction_id AND t.status IN ('signed', 'broadcast'))
        RETURNING utxo
+     ), held AS (
+       SELECT count(*) AS n FROM (
+         SELECT 1 FROM bitcoin_spent_outpoints o JOIN agent_transactions t ON t.id = o.transaction_id
+         WHERE o.chain_id = ?::bigint AND o.outpoint IN (SELECT jsonb_array_elements_text(?::jsonb)) AND t.status IN ('signed', 'broadcast')
+         UNION ALL
+         SELECT 1 FROM cardano_spent_utxos u JOIN agent_transactions t ON t.id = u.transaction_id
+         WHERE u.chain_id = ?::bigint AND u.utxo IN (SELECT jsonb_array_elements_text(?::jsonb)) AND t.status IN ('signed', 'broadcast')
+       ) h
      ), event AS (
        INSERT INTO event_outbox (id, org_id, event_type, payload)
        SELECT ?::uuid, signed.org_id, 'agent.transaction.signed', e.payload FROM signed, (SELECT ?::jsonb AS payload) e
@@ -78,6 +91,7 @@ const SQL = `WITH fresh AS (
      SELECT fresh.ok AS fresh, fam.day IS NOT NULL AS spend_reserved, signed.created_at, signed.reserved_day,
        CASE WHEN fam.day IS NOT NULL AND signed.id IS NULL THEN refuse_statement('tx_max_per_day')
             WHEN signed.id IS NOT NULL AND (SELECT count(*) FROM spent) + (SELECT count(*) FROM spent_utxos) <> ?::int THEN refuse_statement('outpoint_taken')
+            WHEN signed.id IS NOT NULL AND (SELECT n FROM held) > 0 THEN refuse_statement('outpoint_taken')
        END AS refused
      FROM fresh LEFT JOIN fam ON true LEFT JOIN signed ON true`;
 
@@ -107,6 +121,8 @@ export async function recordFamilyTransfer(run: StatementRunner, r: FamilyRecord
       // Bitcoin coins and XRP sequences in bitcoin_spent_outpoints; Cardano UTxOs in cardano_spent_utxos.
       r.chainId, JSON.stringify(r.family === 'cardano' ? [] : r.spends),
       r.chainId, JSON.stringify(r.family === 'cardano' ? r.spends : []),
+      r.chainId, JSON.stringify(r.family === 'cardano' ? [] : r.holds),
+      r.chainId, JSON.stringify(r.family === 'cardano' ? r.holds : []),
       r.event?.id ?? null, r.event ? JSON.stringify(r.event.payload) : null,
       r.spends.length,
     ]);

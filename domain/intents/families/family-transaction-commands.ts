@@ -46,6 +46,7 @@ import { reservedCardanoUtxos } from './cardano/cardano-utxo-repository.ts';
 import type { SignedTransfer, TransferIntent } from './chain-family.ts';
 import { formatUnits, parseUnits } from './units.ts';
 import { providedRequest } from './xrp/xrp-provided.ts';
+import { ReservedHints } from './reserved-hints.ts';
 
 export type FamilyTransactionDeps = {
   db: () => EntityManager; hot: HotReads; kms: Kms; families: ChainFamilies; audit: ActionAudit; client: Pick<TransactionsClient, 'startBroadcast'>;
@@ -67,6 +68,7 @@ export class FamilyTransactionCommands {
   private readonly signer: FamilySigner;
   private readonly senders = new SenderQueue();
   private readonly agents = new SigningAgentCache();
+  private readonly hints = new ReservedHints();
 
   constructor(deps: FamilyTransactionDeps) {
     this.d = deps;
@@ -143,7 +145,7 @@ export class FamilyTransactionCommands {
     const guard = cached ? access.guard : null;
     const build = async () => {
       for (let attempt = 0; attempt < COIN_ATTEMPTS; attempt++) {
-        const signed = await onFacts(() => this.signOnce(network, key, from, intent, mode));
+        const signed = await onFacts(() => this.signOnce(network, key, from, intent, mode, attempt > 0));
         const recorded = await this.record({ id, agent, network, from, req, intent, signed, mode, idempotencyKey, digest, actor, guard });
         if (recorded !== null) return recorded;
       }
@@ -191,17 +193,44 @@ export class FamilyTransactionCommands {
     };
   }
 
-  /** The family builds and signs once; chain trouble becomes the API's 503/422 as on EVM. */
-  private async signOnce(network: ResolvedNetwork, key: FamilyKey, from: string, intent: TransferIntent, mode: TransactionMode): Promise<SignedTransfer> {
-    const reserved = network.name === 'cardano' ? await reservedCardanoUtxos(this.d.db(), network.net.chainId, from)
-      : SEQUENCED.has(network.name) ? await reservedOutpoints(this.d.hot, network.net.chainId, from) : new Set<string>();
+  /**
+   * The family builds and signs once; chain trouble becomes the API's 503/422 as on EVM. Around
+   * what the sender's open submits hold: read for a submit (and after a refusal: `fresh`), the
+   * kept hint for a sign-only transfer (the recording statement checks it), read again when the
+   * hint made the build fail.
+   */
+  private async signOnce(network: ResolvedNetwork, key: FamilyKey, from: string, intent: TransferIntent, mode: TransactionMode, fresh: boolean): Promise<SignedTransfer> {
+    const hinted = SEQUENCED.has(network.name) && mode === 'sign_only' && !fresh;
+    const attempt = async (reserved: Set<string>) => {
+      try {
+        return await network.family.signTransfer(network.net, { publicKey: key.sender.publicKey, address: from }, intent,
+          { reservedOutpoints: reserved, signOnly: mode === 'sign_only' }, key.sign);
+      } catch (e) {
+        if (e instanceof SigningKeyRetired) throw e;
+        throw chainProblem(e);
+      }
+    };
+    if (!hinted) return attempt(await this.reserved(network, from));
+    const hint = this.hints.get(this.hintKey(network, from));
     try {
-      return await network.family.signTransfer(network.net, { publicKey: key.sender.publicKey, address: from }, intent,
-        { reservedOutpoints: reserved, signOnly: mode === 'sign_only' }, key.sign);
+      return await attempt(hint);
     } catch (e) {
-      if (e instanceof SigningKeyRetired) throw e;
-      throw chainProblem(e);
+      if (hint.size === 0 || !(e instanceof Problem)) throw e;
+      return attempt(await this.reserved(network, from));
     }
+  }
+
+  /** What the sender's open transactions hold now (nothing on Solana and Tron), remembered as the sign-only hint. */
+  private async reserved(network: ResolvedNetwork, from: string): Promise<Set<string>> {
+    if (!SEQUENCED.has(network.name)) return new Set<string>();
+    const held = network.name === 'cardano' ? await reservedCardanoUtxos(this.d.db(), network.net.chainId, from)
+      : await reservedOutpoints(this.d.hot, network.net.chainId, from);
+    this.hints.remember(this.hintKey(network, from), held);
+    return held;
+  }
+
+  private hintKey(network: ResolvedNetwork, from: string): string {
+    return `${network.net.chainId} ${from}`;
   }
 
   /**
@@ -218,7 +247,7 @@ export class FamilyTransactionCommands {
       fee: signed.fee, details: { ...signed.details, ...(req.tokenMint ? { tokenMint: req.tokenMint } : {}) },
       // A sign-only transfer's bytes are the caller's to send: its coins are not held back from later
       // transfers (once sent, the node's mempool shows them spent, which the family respects).
-      spends: a.mode === 'submit' ? signed.spends : [], idempotencyKey: a.idempotencyKey, requestDigest: a.digest, createdBy: a.actor,
+      spends: a.mode === 'submit' ? signed.spends : [], holds: a.mode === 'sign_only' ? signed.spends : [], idempotencyKey: a.idempotencyKey, requestDigest: a.digest, createdBy: a.actor,
       caps: { dailyLimit: dailyLimitOf(agent, network.name), maxCount: agent.tx_max_per_day },
       event: status !== 'sign_only' ? null : {
         id: randomUUID(),
@@ -243,7 +272,9 @@ export class FamilyTransactionCommands {
     }
     if (outcome === 'replay') return 'replay';
     switch (outcome.refused) {
-      case null: return outcome.row;
+      case null:
+        if (record.spends.length > 0) this.hints.hold(this.hintKey(network, a.from), record.spends);
+        return outcome.row;
       case 'stale': throw new StaleSigningAgent();
       case 'outpoint_taken': return null;
       default: throw this.capRefusal(outcome.refused, network, a.intent.amount);

@@ -53,9 +53,28 @@ function p2wpkhPayment(publicKey: Uint8Array, network: bitcoin.Network): bitcoin
   return payment;
 }
 
+/**
+ * Destinations by network and address: every transfer checks its recipient twice (the request's
+ * address check, then the build), and bitcoinjs-lib's decoders answer a non-match by throwing
+ * (base58 tried first on every bech32 address). Kept like the payments above; callers never
+ * mutate the script.
+ */
+const destinations = new Map<string, Destination | null>();
+const DESTINATIONS_MAX = 10_000;
+
 /** The output `address` stands for on `network`, or null when it is not a standard destination there. */
 export function destinationOf(address: string, network: bitcoin.Network): Destination | null {
   if (typeof address !== 'string' || address.length < 14 || address.length > 90) return null;
+  const key = `${network.bech32}:${network.pubKeyHash}:${address}`;
+  const kept = destinations.get(key);
+  if (kept !== undefined) return kept;
+  const found = decodeDestination(address, network);
+  if (destinations.size >= DESTINATIONS_MAX) destinations.delete(destinations.keys().next().value!);
+  destinations.set(key, found);
+  return found;
+}
+
+function decodeDestination(address: string, network: bitcoin.Network): Destination | null {
   const base58 = attempt(() => bitcoin.address.fromBase58Check(address));
   if (base58) {
     if (base58.version === network.pubKeyHash) return { kind: 'p2pkh', script: bitcoin.payments.p2pkh({ hash: base58.hash }).output! };
