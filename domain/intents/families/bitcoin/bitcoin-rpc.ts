@@ -1,11 +1,12 @@
-// JSON-RPC to a Bitcoin node (btcd ≥ 0.24 or Bitcoin Core) over plain fetch. The node's URL is
+// JSON-RPC to a Bitcoin node (btcd ≥ 0.24 or Bitcoin Core) over HTTP (domain/chains/node-http.ts). The node's URL is
 // operator configuration and may carry the RPC user and password as userinfo: they travel as a
-// Basic Authorization header (fetch refuses URLs with credentials), and neither the URL nor any
+// Basic Authorization header (never sent from the URL itself), and neither the URL nor any
 // part of it reaches an error or a log. Failures come in the two classes the EVM client uses
 // (domain/chains/rpc-errors.ts), so callers and Temporal retries treat them alike:
 // ChainUnavailable (no usable answer: network, timeout, HTTP failure without a JSON-RPC error, a
 // node still starting) and ChainRpcError (the node answered the request with an error).
 import { ChainRpcError, ChainUnavailable, scrub, type UnavailableReason } from '../../../chains/rpc-errors.ts';
+import { exchange, NodeHttpFailure } from '../../../chains/node-http.ts';
 
 export type BitcoinRpcTarget = { chainId: number; name: string; rpcUrl: string };
 export type RpcCall = { method: string; params: unknown[] };
@@ -22,6 +23,7 @@ export class BitcoinRpc {
   private readonly target: BitcoinRpcTarget;
   private readonly timeoutMs: number;
   private nextId = 1;
+  private parsed: { url: string; authorization: string | null } | undefined;
 
   constructor(target: BitcoinRpcTarget, opts: { timeoutMs?: number } = {}) {
     this.target = target;
@@ -60,25 +62,17 @@ export class BitcoinRpc {
   }
 
   private async post(what: string, payload: unknown): Promise<unknown> {
-    const { url, authorization } = this.endpoint(what);
+    const { url, authorization } = this.endpointOnce(what);
     let status: number;
     let text: string;
     try {
-      const res = await fetch(url, {
-        method: 'POST',
+      ({ status, text } = await exchange({
+        method: 'POST', url, timeoutMs: this.timeoutMs, body: JSON.stringify(payload),
         headers: { 'content-type': 'application/json', accept: 'application/json', ...(authorization ? { authorization } : {}) },
-        body: JSON.stringify(payload),
-        signal: AbortSignal.timeout(this.timeoutMs),
-        redirect: 'manual', // a redirected POST would be replayed elsewhere, credentials and all
-      });
-      status = res.status;
-      text = await res.text();
+      }));
     } catch (e) {
-      const err = e as Error & { cause?: { code?: unknown } };
-      if (err.name === 'TimeoutError' || err.name === 'AbortError') throw this.unavailable('timeout', `${what}: no answer within ${this.timeoutMs} ms`);
-      // Only the error code: undici's messages name the host.
-      const code = typeof err.cause?.code === 'string' ? err.cause.code : 'network error';
-      throw this.unavailable('connection', `${what}: connection failed (${code})`);
+      if (e instanceof NodeHttpFailure) throw this.unavailable(e.reason, `${what}: ${e.detail}`);
+      throw e;
     }
     let body: unknown;
     try {
@@ -109,6 +103,12 @@ export class BitcoinRpc {
     if (!('result' in env)) throw this.unavailable('bad_response', `${method}: the answer has neither result nor error`);
     if (id !== null && env.id !== id) throw this.unavailable('bad_response', `${method}: the answer is for another request id`);
     return { ok: true, result: env.result };
+  }
+
+  /** endpoint(), worked out once: the URL is fixed for the client's life. */
+  private endpointOnce(what: string): { url: string; authorization: string | null } {
+    this.parsed ??= this.endpoint(what);
+    return this.parsed;
   }
 
   /** The URL without userinfo, and the Basic credentials it carried. */
