@@ -11,6 +11,7 @@ import type { ChainRow } from './chain-repository.ts';
 import { effectiveRpcUrl } from './effective-rpc.ts';
 import { isHexData, MalformedAnswer, readHash, readQuantity, readSafeInteger, toQuantity } from './rpc-hex.ts';
 import { ChainRpcError, ChainUnavailable, classifyRpcError, scrub, txGasCapOf } from './rpc-errors.ts';
+import { exchange, NodeHttpFailure } from './node-http.ts';
 
 // The error classes and their helpers live in rpc-errors.ts (kept small); callers import them from here.
 export { ChainRpcError, ChainUnavailable, isAlreadyKnown, isPermanentRejection, txGasCapOf } from './rpc-errors.ts';
@@ -79,21 +80,13 @@ export class ChainRpc {
     let status: number;
     let text: string;
     try {
-      const res = await fetch(ep.url, {
-        method: 'POST',
+      ({ status, text } = await exchange({
+        method: 'POST', url: ep.url, timeoutMs: this.timeoutMs, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-        redirect: 'manual', // a redirected POST would be replayed elsewhere (or as a GET)
-      });
-      status = res.status;
-      text = await res.text();
+      }));
     } catch (e) {
-      const err = e as Error & { cause?: { code?: unknown } };
-      if (err.name === 'TimeoutError' || err.name === 'AbortError') throw fail('timeout', `no answer within ${this.timeoutMs} ms`);
-      // Only the error code: undici's messages name the host.
-      const code = typeof err.cause?.code === 'string' ? err.cause.code : 'network error';
-      throw fail('connection', `connection failed (${code})`);
+      if (e instanceof NodeHttpFailure) throw fail(e.reason, e.detail);
+      throw e;
     }
     if (status === 429) throw fail('http_status', 'rate limited (HTTP 429)', status);
     if (status >= 500) throw fail('http_status', `HTTP ${status}`, status);

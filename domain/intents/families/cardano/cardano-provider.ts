@@ -1,8 +1,8 @@
 // A Cardano provider in the shape of Blockfrost's REST API (the common hosted one; Koios, Maestro
-// and self-hosted Blockfrost-compatible backends such as Dandelion speak it too), over plain
-// fetch. The chains row's rpc_url is the API's base URL (e.g. https://cardano-preprod.blockfrost.io/api/v0).
+// and self-hosted Blockfrost-compatible backends such as Dandelion speak it too), over HTTP
+// (domain/chains/node-http.ts). The chains row's rpc_url is the API's base URL (e.g. https://cardano-preprod.blockfrost.io/api/v0).
 // A Blockfrost project id may travel as that URL's username (https://<project_id>@host/api/v0):
-// it is sent as the `project_id` header and never appears in a URL fetch sees, an error or a log.
+// it is sent as the `project_id` header and never appears in the URL requested, an error or a log.
 // Calls (Blockfrost's own paths and shapes):
 //   GET  /addresses/{address}/utxos?page=N&count=100   the address's UTxOs (404: never seen → none)
 //   GET  /epochs/latest/parameters                     min_fee_a, min_fee_b, coins_per_utxo_size …
@@ -13,6 +13,7 @@
 // ChainUnavailable (no usable answer: network, timeout, 5xx, 429, 403) and ChainRpcError (the
 // provider refused the request itself: 400, with its message, e.g. a submit the ledger rejects).
 import { ChainRpcError, ChainUnavailable, scrub, type UnavailableReason } from '../../../chains/rpc-errors.ts';
+import { exchange, NodeHttpFailure } from '../../../chains/node-http.ts';
 
 export type CardanoProviderTarget = { chainId: number; name: string; rpcUrl: string };
 
@@ -94,24 +95,17 @@ export class CardanoProvider {
     let status: number;
     let text: string;
     try {
-      const res = await fetch(`${base}${path}`, {
-        method,
+      ({ status, text } = await exchange({
+        method, url: `${base}${path}`, timeoutMs: this.timeoutMs, body: cbor ?? undefined,
         headers: {
           accept: 'application/json',
           ...(cbor ? { 'content-type': 'application/cbor' } : {}),
           ...(projectId ? { project_id: projectId } : {}),
         },
-        body: cbor ?? undefined,
-        signal: AbortSignal.timeout(this.timeoutMs),
-        redirect: 'manual', // a redirect would carry the project id elsewhere
-      });
-      status = res.status;
-      text = await res.text();
+      }));
     } catch (e) {
-      const err = e as Error & { cause?: { code?: unknown } };
-      if (err.name === 'TimeoutError' || err.name === 'AbortError') throw this.unavailable('timeout', `${what}: no answer within ${this.timeoutMs} ms`);
-      const code = typeof err.cause?.code === 'string' ? err.cause.code : 'network error';
-      throw this.unavailable('connection', `${what}: connection failed (${code})`);
+      if (e instanceof NodeHttpFailure) throw this.unavailable(e.reason, `${what}: ${e.detail}`);
+      throw e;
     }
     let body: unknown;
     try {

@@ -7,6 +7,7 @@
 // node answered with an error: a refusal). The URL may carry a provider key: no error names it.
 import { ChainRpcError, ChainUnavailable, scrub, type UnavailableReason } from '../../../chains/rpc-errors.ts';
 import type { FamilyNetwork } from '../chain-family.ts';
+import { exchange, NodeHttpFailure } from '../../../chains/node-http.ts';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
@@ -58,20 +59,13 @@ export class SolanaRpc {
     let status: number;
     let text: string;
     try {
-      const res = await fetch(this.net.rpcUrl, {
-        method: 'POST',
+      ({ status, text } = await exchange({
+        method: 'POST', url: this.net.rpcUrl, timeoutMs: this.timeoutMs, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
-        signal: AbortSignal.timeout(this.timeoutMs),
-        redirect: 'manual',
-      });
-      status = res.status;
-      text = await res.text();
+      }));
     } catch (e) {
-      const err = e as Error & { cause?: { code?: unknown } };
-      if (err.name === 'TimeoutError' || err.name === 'AbortError') throw this.unavailable(method, 'timeout', `no answer within ${this.timeoutMs} ms`);
-      const code = typeof err.cause?.code === 'string' ? err.cause.code : 'network error'; // undici's messages name the host
-      throw this.unavailable(method, 'connection', `connection failed (${code})`);
+      if (e instanceof NodeHttpFailure) throw this.unavailable(method, e.reason, e.detail);
+      throw e;
     }
     if (status === 429) throw this.unavailable(method, 'http_status', 'rate limited (HTTP 429)', status);
     if (status >= 500) throw this.unavailable(method, 'http_status', `HTTP ${status}`, status);

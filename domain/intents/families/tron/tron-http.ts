@@ -7,6 +7,7 @@
 // read as bigint. The URL may carry a provider key: no error names it.
 import { ChainRpcError, ChainUnavailable, type UnavailableReason } from '../../../chains/rpc-errors.ts';
 import type { FamilyNetwork } from '../chain-family.ts';
+import { exchange, NodeHttpFailure } from '../../../chains/node-http.ts';
 
 export type TronHttpOptions = { timeoutMs?: number };
 
@@ -62,20 +63,13 @@ export class TronHttp {
     let status: number;
     let text: string;
     try {
-      const res = await fetch(url, {
-        method: 'POST',
+      ({ status, text } = await exchange({
+        method: 'POST', url: url, timeoutMs: this.timeoutMs, body: JSON.stringify(body),
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-        redirect: 'manual',
-      });
-      status = res.status;
-      text = await res.text();
+      }));
     } catch (e) {
-      const err = e as Error & { cause?: { code?: unknown } };
-      if (err.name === 'TimeoutError' || err.name === 'AbortError') throw this.unavailable(path, 'timeout', `no answer within ${this.timeoutMs} ms`);
-      const code = typeof err.cause?.code === 'string' ? err.cause.code : 'network error';
-      throw this.unavailable(path, 'connection', `connection failed (${code})`);
+      if (e instanceof NodeHttpFailure) throw this.unavailable(path, e.reason, e.detail);
+      throw e;
     }
     if (status === 429) throw this.unavailable(path, 'http_status', 'rate limited (HTTP 429)', status);
     if (status >= 300) throw this.unavailable(path, 'http_status', `HTTP ${status}`, status);

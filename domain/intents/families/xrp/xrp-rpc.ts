@@ -7,6 +7,7 @@
 // The URL may carry a provider key: no error names it.
 import { ChainRpcError, ChainUnavailable, scrub, type UnavailableReason } from '../../../chains/rpc-errors.ts';
 import type { FamilyNetwork } from '../chain-family.ts';
+import { exchange, NodeHttpFailure } from '../../../chains/node-http.ts';
 
 /** rippled's errors that mean "ask again later". */
 const TRANSIENT = new Set(['tooBusy', 'noNetwork', 'noCurrent', 'noClosed', 'amendmentBlocked', 'slowDown', 'internal', 'notSynced', 'lgrNotFound']);
@@ -50,16 +51,13 @@ export class XrpRpc {
     let status: number;
     let text: string;
     try {
-      const res = await fetch(this.net.rpcUrl, {
-        method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify({ method, params: [params] }), signal: AbortSignal.timeout(this.timeoutMs), redirect: 'manual',
-      });
-      status = res.status;
-      text = await res.text();
+      ({ status, text } = await exchange({
+        method: 'POST', url: this.net.rpcUrl, timeoutMs: this.timeoutMs, body: JSON.stringify({ method, params: [params] }),
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+      }));
     } catch (e) {
-      const err = e as Error & { cause?: { code?: unknown } };
-      if (err.name === 'TimeoutError' || err.name === 'AbortError') throw this.unavailable(method, 'timeout', `no answer within ${this.timeoutMs} ms`);
-      throw this.unavailable(method, 'connection', `connection failed (${typeof err.cause?.code === 'string' ? err.cause.code : 'network error'})`);
+      if (e instanceof NodeHttpFailure) throw this.unavailable(method, e.reason, e.detail);
+      throw e;
     }
     if (status === 429 || status === 503) throw this.unavailable(method, 'http_status', `HTTP ${status}`, status);
     if (status >= 500 || status < 200 || status >= 300) throw this.unavailable(method, 'http_status', `HTTP ${status}`, status);
