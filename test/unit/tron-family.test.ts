@@ -43,6 +43,23 @@ beforeAll(async () => {
 });
 afterAll(() => node.stop());
 
+test('a signer that answers the recovery id with the signature (the KMS-backed one): used as given, no recovery tried, the 65 bytes recover to the owner', async () => {
+  const k = keyPair();
+  node.fund(k.sender.address, 10n * TRX);
+  let recoverableCalls = 0;
+  const sign: PayloadSigner = async () => { throw new Error('the plain signer must not be asked'); };
+  sign.recoverable = async (digest) => {
+    recoverableCalls++;
+    const sig = secp256k1.sign(digest, k.priv, { lowS: true });
+    return { signature: sig.toCompactRawBytes(), recovery: sig.recovery as 0 | 1 };
+  };
+  const s = await family.signTransfer(net, k.sender, { to: other(), amount: TRX }, { reservedOutpoints: new Set() }, sign);
+  expect(recoverableCalls).toBe(1);
+  const tx = JSON.parse(s.raw);
+  expect(utils.address.fromHex(utils.crypto.ecRecover(tx.txID, tx.signature[0]))).toBe(k.sender.address);
+  expect(await family.broadcast(net, s.raw)).toEqual({ sent: true });
+});
+
 test("the address is tronweb's for the same key", () => {
   const k = keyPair();
   expect(k.sender.address).toBe(utils.address.fromPrivateKey(Buffer.from(k.priv).toString('hex')));

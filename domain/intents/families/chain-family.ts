@@ -30,8 +30,16 @@ export type FamilyNetwork = {
   confirmations: number;
 };
 
-/** Signs `payload` with the agent's key in the KMS (see the header for what each curve gets). */
-export type PayloadSigner = (payload: Uint8Array) => Promise<Uint8Array>;
+/**
+ * Signs `payload` with the agent's key in the KMS (see the header for what each curve gets).
+ * `recoverable`, where the signer has it (the KMS-backed secp256k1 signer): the same signature
+ * with its recovery id, which the KMS answers for a signature valid for the key (pkcs11 checks the
+ * verification equation, the local backend signs with libsecp256k1), so a family that needs the id
+ * (Tron) is spared trying recoveries.
+ */
+export type PayloadSigner = ((payload: Uint8Array) => Promise<Uint8Array>) & {
+  recoverable?: (digest: Uint8Array) => Promise<{ signature: Uint8Array; recovery: 0 | 1 }>;
+};
 
 /** The sender: its public key (secp256k1: 33-byte compressed; ed25519: 32 bytes) and address. */
 export type FamilySender = { publicKey: Uint8Array; address: string };

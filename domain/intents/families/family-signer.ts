@@ -47,7 +47,14 @@ export class FamilySigner {
     const ref = row ? this.handles.get(row.id) ?? await this.readHandle(em, agent.org_id, row) : null;
     if (!row || !ref) throw new Problem(404, `The agent has no active ${family} signing key: an owner or admin creates one with POST /v1/agents/{agent_id}/signing-keys {"chain":"${family}"}`);
     const publicKey = this.senderKeyOf(row);
-    return { row, sender: { publicKey, address: row.address }, sign: (payload) => this.signWith(row, ref, Buffer.from(payload)) };
+    const sign: PayloadSigner = async (payload) => (await this.signWith(row, ref, Buffer.from(payload))).signature;
+    if (row.curve !== 'ed25519') {
+      sign.recoverable = async (digest) => {
+        const { signature, recovery } = await this.signWith(row, ref, Buffer.from(digest));
+        return { signature, recovery: recovery! };
+      };
+    }
+    return { row, sender: { publicKey, address: row.address }, sign };
   }
 
   /** The sender's public key as the family takes it (secp256k1: compressed), kept per key: a point decompression per request costs. */
@@ -70,14 +77,17 @@ export class FamilySigner {
     return ref;
   }
 
-  private async signWith(row: FamilyKeyFacts, ref: SigningKeyRef, payload: Buffer): Promise<Uint8Array> {
+  /** The signature (secp256k1: r‖s, with the KMS's recovery id). */
+  private async signWith(row: FamilyKeyFacts, ref: SigningKeyRef, payload: Buffer): Promise<{ signature: Uint8Array; recovery: 0 | 1 | null }> {
     let sig: Buffer;
+    let recovery: 0 | 1 | null = null;
     try {
       if (row.curve === 'ed25519') {
         sig = await this.d.kms.signEd25519(ref, payload);
       } else {
         const s = await this.d.kms.signDigest(ref, payload);
         sig = Buffer.concat([s.r, s.s]);
+        recovery = s.recovery;
       }
     } catch (e) {
       if (e instanceof KmsSigningKeyError) {
@@ -88,10 +98,12 @@ export class FamilySigner {
     }
     if (!this.verified.has(row.id)) {
       const pub = hexBytes(row.public_key);
-      const ok = row.curve === 'ed25519' ? ed25519.verify(sig, payload, pub) : secp256k1.verify(sig, payload, pub, { lowS: true, prehash: false });
+      const ok = row.curve === 'ed25519' ? ed25519.verify(sig, payload, pub)
+        : secp256k1.verify(sig, payload, pub, { lowS: true, prehash: false })
+          && secp256k1.Signature.fromCompact(sig).addRecoveryBit(recovery!).recoverPublicKey(payload).equals(secp256k1.ProjectivePoint.fromHex(pub));
       if (!ok) throw new Error('the signature does not verify under the recorded signing key');
       this.verified.add(row.id);
     }
-    return sig;
+    return { signature: sig, recovery };
   }
 }
