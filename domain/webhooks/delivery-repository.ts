@@ -25,17 +25,28 @@ const deliveryId = sql<string>`overlay(overlay(md5(e.id::text || ':' || w.id::te
 /**
  * Creates the deliveries of these events to every active webhook of their organization that
  * subscribes to the event type (or to `*`). Idempotent: the id is a digest of (event, webhook).
+ * True when these events have deliveries left to batch or start (made now, or by an earlier pass
+ * that stopped half-way): false spares the pass claimBatches and unstartedBatches, which would find
+ * nothing (most events have no subscribed webhook).
  */
-export async function insertDeliveries(em: EntityManager, eventIds: string[]): Promise<void> {
-  const q = query(em);
-  await q.insertInto('webhook_deliveries').columns(['id', 'webhook_id', 'org_id', 'event_id', 'event_type'])
-    .expression(q.selectFrom('event_outbox as e')
-      .innerJoin('webhooks as w', (j) => j.onRef('w.org_id', '=', 'e.org_id').on('w.is_active', '=', true)
-        .on((eb) => eb.or([eb('e.event_type', '=', eb.fn.any('w.events')), eb(eb.val('*'), '=', eb.fn.any('w.events'))])))
-      .select([deliveryId.as('id'), 'w.id as webhook_id', 'e.org_id', 'e.id as event_id', 'e.event_type'])
-      .where((eb) => eb('e.id', '=', eb.fn.any(eb.val(eventIds)))))
-    .onConflict((oc) => oc.columns(['event_id', 'webhook_id']).doNothing())
-    .execute();
+export async function insertDeliveries(em: EntityManager, eventIds: string[]): Promise<boolean> {
+  const row = await query(em)
+    .with('ins', (db) => db.insertInto('webhook_deliveries').columns(['id', 'webhook_id', 'org_id', 'event_id', 'event_type'])
+      .expression(db.selectFrom('event_outbox as e')
+        .innerJoin('webhooks as w', (j) => j.onRef('w.org_id', '=', 'e.org_id').on('w.is_active', '=', true)
+          .on((eb) => eb.or([eb('e.event_type', '=', eb.fn.any('w.events')), eb(eb.val('*'), '=', eb.fn.any('w.events'))])))
+        .select([deliveryId.as('id'), 'w.id as webhook_id', 'e.org_id', 'e.id as event_id', 'e.event_type'])
+        .where((eb) => eb('e.id', '=', eb.fn.any(eb.val(eventIds)))))
+      .onConflict((oc) => oc.columns(['event_id', 'webhook_id']).doNothing())
+      .returning('id'))
+    // The EXISTS reads the snapshot before this statement's insert: earlier passes' rows.
+    .selectNoFrom((eb) => eb.or([
+      eb.exists(eb.selectFrom('ins').select('ins.id')),
+      eb.exists(eb.selectFrom('webhook_deliveries as d').select('d.id')
+        .where((w) => w('d.event_id', '=', w.fn.any(w.val(eventIds)))).where('d.status', '=', 'pending').where('d.workflow_started_at', 'is', null)),
+    ]).as('pending'))
+    .executeTakeFirstOrThrow();
+  return row.pending === true;
 }
 
 /**

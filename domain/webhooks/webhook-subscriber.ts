@@ -34,7 +34,7 @@ export class WebhookSubscriber implements EventSubscriber {
   async dispatch(events: OutboxEvent[]): Promise<void> {
     const em = this.em();
     const ids = events.map((e) => e.id);
-    await insertDeliveries(em, ids);
+    if (!await insertDeliveries(em, ids)) return;
     await claimBatches(em, ids);
     const batches = await unstartedBatches(em, ids);
     if (batches.length === 0) return;
