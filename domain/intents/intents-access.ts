@@ -48,8 +48,8 @@ export const chainKeyOf = (raw: string | number): ChainKey | null => parseChainI
 
 /**
  * The enabled EVM chain `raw` names (its name, or its chain_id as a number, decimal or 0x-hex
- * text) given the row its key found, or a 400 naming `chain`: unknown, disabled, or one of the
- * spec's later chains.
+ * text) given the row its key found, or a 400 naming `chain`: unknown, disabled, or of another
+ * family.
  */
 export function evmChainOf(raw: string | number, row: ChainFacts | null): EvmChain {
   const verdict = classifyChain(raw);

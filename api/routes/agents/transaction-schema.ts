@@ -23,7 +23,7 @@ const REFUSED: Record<string, string> = {
   compute_unit_price: 'is for Solana only',
   destination_tag: 'is for XRP only', memo: 'is for XRP and Solana only', fee_rate_sat_per_vbyte: 'is for Bitcoin only',
   fee_limit_sun: 'is for Tron only', ttl: 'is for Cardano only', xrpl_tx_json: 'is for XRP only', tron_transaction: 'is for Tron only',
-  raw_transaction: 'is for the later non-EVM chains; on an EVM chain send the fields (to, value, data …)',
+  raw_transaction: 'is not offered on EVM chains: send the fields (to, value, data …)',
 };
 
 const refuseOtherChains = (o: Record<string, unknown>, ctx: z.RefinementCtx) => {
