@@ -47,6 +47,7 @@ import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './binding
 import { RateLimitWindow } from './rate-limits.ts';
 import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
 import { Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature } from './safe-treasuries.ts';
+import { OrgRequestUsage } from './billing.ts';
 
 export * from './org.ts';
 export * from './accounts.ts';
@@ -75,6 +76,7 @@ export * from './bindings.ts';
 export * from './rate-limits.ts';
 export * from './treasury-wallets.ts';
 export * from './safe-treasuries.ts';
+export * from './billing.ts';
 export { PostgresConstraintNames } from './naming.ts';
 
 export const allEntities = [
@@ -104,6 +106,7 @@ export const allEntities = [
   RateLimitWindow,
   TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge,
   Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature,
+  OrgRequestUsage,
 ] as const;
 
 /**
