@@ -14,6 +14,7 @@ import { auditRequests } from './pipeline/audit.ts';
 import { rateLimit } from './pipeline/rate-limit.ts';
 import { authenticate } from './pipeline/authenticate.ts';
 import { ipFilter } from './pipeline/ip-filter.ts';
+import { usage } from './pipeline/usage.ts';
 import { codecCors } from './pipeline/codec-cors.ts';
 import { dashboardPrefix } from './pipeline/dashboard-prefix.ts';
 import { readJsonBody } from './body.ts';
@@ -58,8 +59,7 @@ function routeStages(def: RouteDef, s: ApiServices, paths: PathRedactor): Middle
   if (def.auth !== 'public') {
     stages.push(authenticate(def.auth, s)); // 4. authentication
     stages.push(ipFilter(s.ipRules));       // 5. IP filter
-    //                                         6. usage counting and quota: billing issue
-    //                                         7. quota response headers: billing issue
+    if (s.quotaMeter) stages.push(usage(s.quotaMeter)); // 6-7. usage against the monthly quota, quota headers
   }
   stages.push((ctx) => handle(def, ctx, s, paths)); // 8. validate -> handler
   return stages;

@@ -69,6 +69,8 @@ export function buildOpenApi(routes: RouteDef[], serverUrl: string, version: str
     for (const [code, description] of Object.entries(def.errors ?? {})) responses[code] = { description, content: problemContent };
     if (def.auth !== 'public') responses['401'] ??= { description: 'Missing, invalid, expired or revoked credentials', content: problemContent };
     if (def.body || def.query || def.params) responses['400'] ??= { description: 'Invalid input', content: problemContent };
+    // Counted against the monthly request quota when REQUEST_QUOTAS is on (api/pipeline/usage.ts).
+    if (def.billable) responses['402'] ??= { description: "The organization's monthly request quota is used up", content: problemContent };
     // The global rate limit runs before every route, public ones included (api/app.ts).
     responses['429'] ??= { description: 'Too many requests: retry after the Retry-After header', content: problemContent };
     responses['default'] = { description: 'Problem details', content: problemContent };

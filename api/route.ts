@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type { Principal } from '../domain/auth/principal.ts';
 import type { ActionContext } from '../domain/audit/action-context.ts';
 import type { ApiServices } from './services.ts';
+import type { BillableAction } from '../domain/billing/request-prices.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** public: no credentials; user: a human's token or key; principal: a human or an agent. */
@@ -59,6 +60,8 @@ export type RouteDef<B = unknown, Q = unknown, P = unknown, S extends z.ZodType 
    * path is recorded (api/path-redaction.ts). Every `:token` parameter must be listed.
    */
   secretParams?: readonly string[];
+  /** The priced action this route's requests are (domain/billing/request-prices.ts): they count against the monthly quota. */
+  billable?: BillableAction;
   /** A larger body limit than BODY_LIMIT_BYTES for this route (the Temporal codec endpoint's histories). */
   bodyLimitBytes?: number;
   /** The one success answer. Every status but 204 has a body described by a registered presenter schema. */

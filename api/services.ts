@@ -9,6 +9,8 @@ import type { ApiKeyService } from '../domain/auth/api-keys.ts';
 import type { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import type { AuditWriter } from '../domain/audit/audit-writer.ts';
 import type { Limiter } from '../domain/ratelimit/limiter.ts';
+import type { QuotaMeter } from '../domain/billing/quota-meter.ts';
+import type { BillingUsage } from '../domain/billing/usage-summary.ts';
 import type { RateLimits } from '../domain/ratelimit/rate-limits.ts';
 import type { VaultCommands } from '../domain/vaults/vault-commands.ts';
 import type { MemberCommands } from '../domain/org/member-commands.ts';
@@ -69,6 +71,9 @@ export type ApiServices = {
   // Pipeline stages (api/pipeline/*).
   audit: AuditWriter;
   rateLimiter: Limiter;
+  /** REQUEST_QUOTAS=on: the monthly request quota of this process (api/pipeline/usage.ts); null: off. */
+  quotaMeter: QuotaMeter | null;
+  billingUsage: BillingUsage;
   /** The store every limit keeps its counters in; closed when the api stops. */
   rateLimits: Pick<RateLimits, 'close'>;
   jwt: JwtService;

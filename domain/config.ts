@@ -82,6 +82,8 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().min(3).default('Vault <no-reply@localhost>'),
   RATE_LIMIT_RPS: positiveInt.default(100),
   RATE_LIMIT_BURST: positiveInt.default(200),
+  // Monthly request quotas per plan (domain/billing): on for a hosted service that bills; off (default): nothing is counted.
+  REQUEST_QUOTAS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('off'),
   // Where every api process keeps the rate limits' counters; default: redis with REDIS_URL, else postgres.
   RATE_LIMIT_STORE: z.enum(['memory', 'postgres', 'redis'], { message: 'must be memory, postgres or redis' }).optional(),
   REDIS_URL: optionalUrl(['redis://', 'rediss://']),
@@ -173,6 +175,8 @@ export type Config = {
   mailFrom: string;
   /** The global per-address limit, and the store every limit keeps its counters in (domain/ratelimit). */
   rateLimit: { ratePerSecond: number; burst: number; store: RateLimitStoreConfig };
+  /** REQUEST_QUOTAS=on: billable requests count against their organization's monthly quota (402 past it). */
+  requestQuotas: boolean;
   trustProxyHops: number;
   bodyLimitBytes: number;
   /** DASHBOARD_PREFIX: the path prefix the API is also served under (spec §9.3); null when off. */
@@ -287,6 +291,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     logLevel: e.LOG_LEVEL,
     outboundAllowCidrs: e.OUTBOUND_ALLOW_CIDRS,
     webhookRetryInitialSeconds: e.WEBHOOK_RETRY_INITIAL_SECONDS,
+    requestQuotas: e.REQUEST_QUOTAS === 'on',
     automationRunTimeoutSeconds: e.AUTOMATION_RUN_TIMEOUT_SECONDS,
     shareAccessMailWindowSeconds: e.SHARE_ACCESS_MAIL_WINDOW_SECONDS,
     retentionDays: e.RETENTION_DAYS,

@@ -65,6 +65,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
       await drain.close(server);
       if (!(await inFlight.settled(DRAIN_TIMEOUT_MS))) log.warn('stopping with requests still running', { running: inFlight.count });
       await audit.drain().catch(() => {});
+      await services.quotaMeter?.stop(); // the counts of this process, reported
       await services.rateLimits.close();
       await hot.close();
       await bus.close();

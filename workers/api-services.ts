@@ -86,6 +86,9 @@ import { TreasuryTransfersClient } from '../domain/treasury/wallets/client.ts';
 import { TransferPasskeys } from '../domain/treasury/wallets/transfer-passkeys.ts';
 import { bindingServices } from './binding-services.ts';
 import { safeTreasuryServices } from './treasury-services.ts';
+import { QuotaMeter } from '../domain/billing/quota-meter.ts';
+import { postgresQuotaStore } from '../domain/billing/postgres-quota-store.ts';
+import { BillingUsage } from '../domain/billing/usage-summary.ts';
 
 export type ApiWiring = {
   config: Config; log: Logger; core: Core; hot: HotReads; bus: InvalidationBus; temporal: Client;
@@ -134,9 +137,13 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const intentParts = intentServices({ db, hot, kms: core.kms, audit: actionAudit, temporal: w.temporal, log, rpcOverrides: config.chainRpcUrls });
   const chainFamilies = new ChainFamilies({ rpcOverrides: config.chainRpcUrls });
   const walletFamilies = new WalletFamilies(intentParts.chainRpc, chainFamilies);
+  const quotaMeter = config.requestQuotas
+    ? new QuotaMeter({ store: postgresQuotaStore(db), onFlushError: (e) => log.warn('request usage not reported yet; kept for the next report', { error: String(e) }) })
+    : null;
   return {
     config, log,
     audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, ipRules, kms: core.kms,
+    quotaMeter, billingUsage: new BillingUsage({ db, meter: quotaMeter }),
     vaults: new VaultCommands({ db, hot, kms: core.kms, audit: actionAudit }),
     vaultKeys: new VaultKeyRotationCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),
     cmek: new CmekCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),

@@ -1,9 +1,11 @@
 // An organization's plan as a platform operator set it (PUT /v1/admin/orgs/{org_id}/billing-tier;
 // the reference documents no response body). period_end is omitted when the plan has no end (free).
+// The month's usage against the plan's request quota (GET /v1/billing/usage).
 import { z } from 'zod';
 import { shape, uuid, optionalTimestamp, isoOrOmit } from './registry.ts';
 import { TIERS } from '../../domain/limits/tier-limits.ts';
 import type { BillingTierView } from '../../domain/org/billing-tier-commands.ts';
+import type { UsageSummary } from '../../domain/billing/usage-summary.ts';
 
 export const OrgBillingTierSchema = shape('OrgBillingTier', z.object({
   org_id: uuid,
@@ -14,4 +16,27 @@ export const OrgBillingTierSchema = shape('OrgBillingTier', z.object({
 
 export function presentOrgBillingTier(v: BillingTierView): z.output<typeof OrgBillingTierSchema> {
   return { org_id: v.orgId, tier: v.tier, period_end: isoOrOmit(v.periodEnd) };
+}
+
+export const UsageSummarySchema = shape('UsageSummary', z.object({
+  billing_tier: z.enum(TIERS),
+  /** The monthly request quota; omitted when the plan has none (enterprise). */
+  free_tier_limit: z.number().int().optional(),
+  /** The UTC month counted, as its first day (YYYY-MM-01). */
+  month: z.string(),
+  /** False when this deployment does not count requests (REQUEST_QUOTAS=off). */
+  metered: z.boolean(),
+  current_month: z.object({
+    total_requests: z.number().int(),
+    paid_requests: z.number().int(),
+    free_requests: z.number().int(),
+    total_cost_usd: z.string(),
+  }),
+}), "The organization's plan, its monthly request quota and this month's counted requests");
+
+export function presentUsageSummary(u: UsageSummary): z.output<typeof UsageSummarySchema> {
+  return {
+    billing_tier: u.tier, ...(u.quota !== null ? { free_tier_limit: u.quota } : {}), month: u.month, metered: u.metered,
+    current_month: { total_requests: u.totalRequests, paid_requests: u.paidRequests, free_requests: u.freeRequests, total_cost_usd: u.totalCostUsd },
+  };
 }

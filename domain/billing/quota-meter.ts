@@ -96,6 +96,13 @@ export class QuotaMeter {
     return admission;
   }
 
+  /** What this process knows of the organization's month, without counting or asking (null: not metered here yet). */
+  peek(orgId: string): Admission | null {
+    const m = this.orgs.get(orgId);
+    if (!m || m.quota === undefined || m.month !== monthOf(new Date(this.now()))) return null;
+    return { admitted: true, used: m.seen, quota: m.quota };
+  }
+
   /** Reports every count and gives back idle budget (also what stop() does, with all budget). */
   flush(all = false): Promise<void> {
     this.flushing = this.flushing.then(() => this.settle(all)).catch((e: unknown) => this.onFlushError(e)); // kept: the next flush reports it

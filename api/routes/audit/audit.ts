@@ -5,7 +5,7 @@ import { AuditEventListSchema, AuditVerifySchema, presentAuditEventList, present
 
 export const auditRoutes = [
   route({
-    method: 'GET', path: '/v1/audit/events', tag: 'Audit', auth: 'user',
+    method: 'GET', path: '/v1/audit/events', tag: 'Audit', auth: 'user', billable: 'query_audit',
     summary: "The organization's audit events, newest first",
     query: auditEventsQuery,
     success: { status: 200, description: 'A page of events', schema: AuditEventListSchema },

@@ -24,7 +24,7 @@ const headerPassphrase = (ctx: AppContext) => passphraseHeader(ctx.get(PASSPHRAS
 
 export const shareRoutes = [
   route({
-    method: 'POST', path: '/v1/secrets/:secret_id/share', tag: 'Sharing', auth: 'principal',
+    method: 'POST', path: '/v1/secrets/:secret_id/share', tag: 'Sharing', auth: 'principal', billable: 'create_share',
     summary: 'Share a secret with a user, an agent, an e-mail address or anyone with the link', params: secretShareParams, body: createShareBody,
     success: { status: 201, description: 'The share; share_url opens it', schema: ShareSchema },
     errors: {

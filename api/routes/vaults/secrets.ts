@@ -17,7 +17,7 @@ const unlockOf = (ctx: AppContext): VaultUnlock => ({ passkeyToken: ctx.get('x-p
 
 export const secretRoutes = [
   route({
-    method: 'PUT', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal',
+    method: 'PUT', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal', billable: 'write_secret',
     summary: 'Create or update a secret (each write is a new version)',
     params: secretParams, body: putSecretBody,
     success: { status: 201, description: 'The version written (never the value)', schema: SecretWrittenSchema },
@@ -28,7 +28,7 @@ export const secretRoutes = [
     })),
   }),
   route({
-    method: 'GET', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal',
+    method: 'GET', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal', billable: 'read_secret',
     summary: 'Read the decrypted value of the latest version (or ?version=N)',
     params: secretParams, query: readSecretQuery,
     success: { status: 200, description: 'The secret with its value', schema: SecretValueSchema },

@@ -1,0 +1,42 @@
+// Stages 6 and 7 (§7): a billable route's request counts against its organization's monthly
+// quota (domain/billing/quota-meter.ts: decided in memory from a leased budget; the database only
+// when the budget here is spent); over the quota it is refused with 402. Every authenticated
+// answer then carries the quota headers (reference facts §16) for an organization this process
+// has metered.
+import type { Middleware } from 'koa';
+import type { RequestState } from '../route.ts';
+import type { Admission, QuotaMeter } from '../../domain/billing/quota-meter.ts';
+import { Problem } from '../../domain/errors.ts';
+
+/** Above this share of the quota, X-Quota-Warning is sent. */
+const WARNING_SHARE = 0.8;
+
+export function usage(meter: QuotaMeter): Middleware<RequestState> {
+  return async (ctx, next) => {
+    const principal = ctx.state.principal;
+    if (!principal) return next();
+    let admission: Admission | null;
+    if (ctx.state.route?.billable) {
+      admission = await meter.admit(principal.orgId);
+      if (!admission.admitted) {
+        setQuotaHeaders(ctx.response, admission);
+        throw new Problem(402, `This organization has used its ${admission.quota} requests for this month: upgrade its plan, or wait for the next month (UTC)`, {
+          type: 'quota_exceeded', title: 'Payment Required', extras: { quota: admission.quota, used: admission.used },
+        });
+      }
+    } else {
+      admission = meter.peek(principal.orgId);
+    }
+    if (admission) setQuotaHeaders(ctx.response, admission);
+    await next();
+  };
+}
+
+function setQuotaHeaders(res: { set(field: string, value: string): void }, a: Admission): void {
+  res.set('X-RateLimit-Requests-Used', String(a.used));
+  if (a.quota === null) return;
+  res.set('X-RateLimit-Requests-Limit', String(a.quota));
+  const share = a.quota === 0 ? 1 : a.used / a.quota;
+  res.set('X-RateLimit-Requests-Percent', String(Math.min(100, Math.round(share * 100))));
+  if (share >= WARNING_SHARE) res.set('X-Quota-Warning', `${Math.round(share * 100)}% of this month's ${a.quota} requests used`);
+}

@@ -1,0 +1,12 @@
+// The organization's usage against its plan (reference facts §16), for its people.
+import { route } from '../../route.ts';
+import { UsageSummarySchema, presentUsageSummary } from '../../presenters/billing.ts';
+
+export const billingUsageRoutes = [
+  route({
+    method: 'GET', path: '/v1/billing/usage', tag: 'Billing', auth: 'user',
+    summary: "The organization's plan, its monthly request quota and this month's counted requests (secret reads and writes, share creation, audit queries)",
+    success: { status: 200, description: 'The usage summary', schema: UsageSummarySchema },
+    handler: async ({ principal, services: s }) => presentUsageSummary(await s.billingUsage.summary(principal.orgId)),
+  }),
+];

@@ -1,0 +1,73 @@
+// Monthly request quotas over HTTP (issue 34 §1): a stack of its own with REQUEST_QUOTAS=on. A
+// free organization's billable requests (secret writes and reads) are admitted up to its 1,000,
+// with the quota headers on every authenticated answer, then refused with 402 while free routes
+// still answer; GET /v1/billing/usage shows the month. The shared test stack runs with quotas off:
+// nothing is counted there, no header is sent, and the summary says so.
+import { call, closeDb, signup } from '../helpers/api.ts';
+import { IsolatedStack } from '../helpers/isolated-stack.ts';
+
+const stack = new IsolatedStack('quotas');
+let base: string;
+
+beforeAll(async () => {
+  await stack.start({ REQUEST_QUOTAS: 'on' });
+  base = stack.apiUrl;
+}, 180_000);
+
+afterAll(async () => {
+  await stack.stop();
+  await closeDb();
+});
+
+test('a free organization: 1,000 billable requests admitted with the quota headers, the next refused with 402; free routes still answer', async () => {
+  const owner = await call('POST', '/v1/auth/signup', { base, body: { email: 'quota-owner@example.com', password: 'correct-horse-battery' } });
+  const token = owner.body.access_token as string;
+  const vault = await call('POST', '/v1/vaults', { base, token, body: { name: 'metered' } });
+  expect(vault.status).toBe(201);
+  const secretUrl = `/v1/vaults/${vault.body.id}/secrets/app/key`;
+  const put = await call('PUT', secretUrl, { base, token, body: { value: 'v1', type: 'api_key' } });
+  expect(put.status).toBe(201);
+  expect(put.headers.get('x-ratelimit-requests-limit')).toBe('1000');
+
+  // 999 reads, 16 at a time: with the write, the month's 1,000.
+  let ok = 0;
+  for (let done = 0; done < 999;) {
+    const batch = Math.min(16, 999 - done);
+    const answers = await Promise.all(Array.from({ length: batch }, () => fetch(`${base}${secretUrl}`, { headers: { authorization: `Bearer ${token}` } })));
+    ok += answers.filter((r) => r.status === 200).length;
+    done += batch;
+  }
+  expect(ok).toBe(999);
+
+  const over = await call('GET', secretUrl, { base, token });
+  expect(over.status).toBe(402);
+  expect(over.body).toMatchObject({ type: 'quota_exceeded', status: 402, quota: 1000 });
+  expect(over.headers.get('x-ratelimit-requests-limit')).toBe('1000');
+  expect(over.headers.get('x-ratelimit-requests-percent')).toBe('100');
+  expect(over.headers.get('x-quota-warning')).toContain('100%');
+
+  // Listing is free: answered, with the headers.
+  const list = await call('GET', '/v1/vaults', { base, token });
+  expect(list.status).toBe(200);
+  expect(list.headers.get('x-ratelimit-requests-limit')).toBe('1000');
+
+  const usage = await call('GET', '/v1/billing/usage', { base, token });
+  expect(usage.status).toBe(200);
+  expect(usage.body).toMatchObject({
+    billing_tier: 'free', free_tier_limit: 1000, metered: true,
+    current_month: { total_requests: 1000, paid_requests: 0, free_requests: 1000, total_cost_usd: '0.00' },
+  });
+  const row = await stack.pool.query('SELECT used, leased FROM org_request_usage');
+  expect(row.rows).toEqual([{ used: '1000', leased: '1000' }]);
+}, 120_000);
+
+test('quotas off (the shared stack): nothing counted, no quota headers, and the summary says it is not metered', async () => {
+  const a = await signup('quota-off');
+  const vault = await call('POST', '/v1/vaults', { token: a.token, body: { name: 'unmetered' } });
+  const put = await call('PUT', `/v1/vaults/${vault.body.id}/secrets/k`, { token: a.token, body: { value: 'v', type: 'api_key' } });
+  expect(put.status).toBe(201);
+  expect(put.headers.get('x-ratelimit-requests-limit')).toBeNull();
+  const usage = await call('GET', '/v1/billing/usage', { token: a.token });
+  expect(usage.status).toBe(200);
+  expect(usage.body).toMatchObject({ billing_tier: 'free', free_tier_limit: 1000, metered: false, current_month: { total_requests: 0 } });
+});
