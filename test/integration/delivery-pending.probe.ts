@@ -4,42 +4,33 @@
 // answered at each step of a dispatch pass and of its repeat after a stop half-way.
 // Usage: DATABASE_URL=… delivery-pending.probe.ts
 import { randomUUID } from 'node:crypto';
-import { openDb } from '../../db/orm.ts';
+import { probeInRollback } from '../helpers/rolled-back-probe.ts';
 import { query } from '../../db/query.ts';
 import { claimBatches, insertDeliveries, markBatchesStarted, unstartedBatches } from '../../domain/webhooks/delivery-repository.ts';
 
-const orm = await openDb(process.env.DATABASE_URL!, 1);
-const out: Record<string, unknown> = {};
-const rollback = new Error('rollback');
-try {
-  await orm.em.fork().transactional(async (em) => {
-    const db = query(em);
-    const orgId = randomUUID();
-    await db.insertInto('organizations').values({ id: orgId, name: 'delivery probe' }).execute();
-    await db.insertInto('webhooks').values({ id: randomUUID(), org_id: orgId, url: 'https://hooks.example/x', events: ['policy.created'], secret_sealed: Buffer.alloc(1) }).execute();
-    const event = async (type: string) => {
-      const id = randomUUID();
-      await db.insertInto('event_outbox').values({ id, org_id: orgId, event_type: type, payload: {} }).execute();
-      return id;
-    };
-    const unsubscribed = await event('agent.transaction.signed');
-    const subscribed = await event('policy.created');
-    out.unsubscribed = await insertDeliveries(em, [unsubscribed]);
-    out.subscribedFirst = await insertDeliveries(em, [subscribed]);
-    // A pass that stopped after inserting: its repeat inserts nothing new, yet has work left.
-    out.afterInsertOnly = await insertDeliveries(em, [subscribed]);
-    await claimBatches(em, [subscribed]);
-    out.afterClaim = await insertDeliveries(em, [subscribed]);
-    const batches = await unstartedBatches(em, [subscribed]);
-    out.batches = batches.length;
-    await markBatchesStarted(em, batches.map((b) => b.batch_id));
-    out.afterStart = await insertDeliveries(em, [subscribed]);
-    out.mixed = await insertDeliveries(em, [unsubscribed, subscribed]);
-    throw rollback;
-  });
-} catch (e) {
-  if (e !== rollback) throw e;
-} finally {
-  await orm.close();
-}
-process.stdout.write(JSON.stringify(out));
+await probeInRollback(async (em) => {
+  const out: Record<string, unknown> = {};
+  const db = query(em);
+  const orgId = randomUUID();
+  await db.insertInto('organizations').values({ id: orgId, name: 'delivery probe' }).execute();
+  await db.insertInto('webhooks').values({ id: randomUUID(), org_id: orgId, url: 'https://hooks.example/x', events: ['policy.created'], secret_sealed: Buffer.alloc(1) }).execute();
+  const event = async (type: string) => {
+    const id = randomUUID();
+    await db.insertInto('event_outbox').values({ id, org_id: orgId, event_type: type, payload: {} }).execute();
+    return id;
+  };
+  const unsubscribed = await event('agent.transaction.signed');
+  const subscribed = await event('policy.created');
+  out.unsubscribed = await insertDeliveries(em, [unsubscribed]);
+  out.subscribedFirst = await insertDeliveries(em, [subscribed]);
+  // A pass that stopped after inserting: its repeat inserts nothing new, yet has work left.
+  out.afterInsertOnly = await insertDeliveries(em, [subscribed]);
+  await claimBatches(em, [subscribed]);
+  out.afterClaim = await insertDeliveries(em, [subscribed]);
+  const batches = await unstartedBatches(em, [subscribed]);
+  out.batches = batches.length;
+  await markBatchesStarted(em, batches.map((b) => b.batch_id));
+  out.afterStart = await insertDeliveries(em, [subscribed]);
+  out.mixed = await insertDeliveries(em, [unsubscribed, subscribed]);
+  return out;
+});
