@@ -111,6 +111,8 @@ export class QuotaMeter {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    // Leases under way land first, so what they grant is given back with the rest.
+    await Promise.all([...this.orgs.values()].map((m) => m.leasing?.catch(() => {})));
     await this.flush(true);
   }
 
