@@ -1,8 +1,7 @@
 # syntax=docker/dockerfile:1
 # Vault service image. One image, two processes:
-#   API:    docker run ... IMAGE                         (default: node --no-maglev workers/api.ts)
-#   Worker: docker run ... IMAGE node --no-maglev workers/worker.ts
-# --no-maglev: V8's mid-tier JIT has miscompiled arithmetic under us (docs/operations.md#node-and-v8).
+#   API:    docker run ... IMAGE                         (default: node workers/api.ts)
+#   Worker: docker run ... IMAGE node workers/worker.ts
 # Both need DATABASE_URL and TEMPORAL_ADDRESS, and the same root key (ROOT_KEY, or DATA_DIR/root.key
 # on a volume both mount); see docker-compose.yml and docs/operations.md.
 ARG NODE_IMAGE=node:24-bookworm-slim
@@ -59,4 +58,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/v1/health', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "--no-maglev", "workers/api.ts"]
+CMD ["node", "workers/api.ts"]

@@ -33,8 +33,8 @@ test('the shape: PostgreSQL, Temporal on it (schema set up, namespace created), 
     expect(services[name].deploy.replicas).toBe(2);
     expect(services[name].depends_on['temporal-namespace'].condition).toBe('service_completed_successfully');
   }
-  expect(services.api.command).toEqual(['node', '--no-maglev', 'workers/api.ts']);
-  expect(services.worker.command).toEqual(['node', '--no-maglev', 'workers/worker.ts']);
+  expect(services.api.command).toEqual(['node', 'workers/api.ts']);
+  expect(services.worker.command).toEqual(['node', 'workers/worker.ts']);
   // The api replicas publish no port of their own: the proxy does, and balances over them.
   expect(services.api.ports).toBeUndefined();
   expect(services.proxy.ports).toEqual(['8080:8080']);
