@@ -73,7 +73,7 @@ test('the next lease is asked for while budget is left, so requests do not wait 
   const lease = store.lease.bind(store);
   let calls = 0;
   store.lease = async (...args) => {
-    if (++calls > 1) await new Promise<void>((r) => { release = r; }); // the second lease hangs until released
+    if (++calls === 2) await new Promise<void>((r) => { release = r; }); // the second lease hangs until released
     return lease(...args);
   };
   const m = meter(store);
