@@ -99,11 +99,16 @@ export class FamilySigner {
     if (!this.verified.has(row.id)) {
       const pub = hexBytes(row.public_key);
       const ok = row.curve === 'ed25519' ? ed25519.verify(sig, payload, pub)
-        : secp256k1.verify(sig, payload, pub, { lowS: true, prehash: false })
-          && secp256k1.Signature.fromCompact(sig).addRecoveryBit(recovery!).recoverPublicKey(payload).equals(secp256k1.ProjectivePoint.fromHex(pub));
+        // Low-S, and the record's key recovered from (signature, recovery id): both are right.
+        : lowSRecovers(sig, recovery!, payload, pub);
       if (!ok) throw new Error('the signature does not verify under the recorded signing key');
       this.verified.add(row.id);
     }
     return { signature: sig, recovery };
   }
+}
+
+function lowSRecovers(sig: Uint8Array, recovery: 0 | 1, digest: Uint8Array, publicKey: Uint8Array): boolean {
+  const signature = secp256k1.Signature.fromCompact(sig);
+  return !signature.hasHighS() && signature.addRecoveryBit(recovery).recoverPublicKey(digest).equals(secp256k1.ProjectivePoint.fromHex(publicKey));
 }
