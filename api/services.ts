@@ -1,6 +1,7 @@
 // What the HTTP layer is given, built once per api process in workers/api-services.ts: the
 // pipeline's stages get what they check with, and handlers get one object per domain area whose
 // methods are the commands. Handlers never see a pool, a key or a cache.
+import type { OrgLimitCommands } from '../domain/limits/org-limit-commands.ts';
 import type { Config } from '../domain/config.ts';
 import type { Kms } from '../domain/crypto/kms/kms.ts';
 import type { Logger } from '../domain/log.ts';
@@ -147,6 +148,7 @@ export type ApiServices = {
   chains: ChainCommands;
   /** Organizations' plans, set by platform operators (until billing lands). */
   billingTiers: BillingTierCommands;
+  orgLimits: OrgLimitCommands;
   /** Agents' signing keys: provision, list, rotate, deactivate, export. */
   signingKeys: SigningKeyCommands;
   /** GET …/signing-keys/{chain}/balance. */

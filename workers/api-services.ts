@@ -1,5 +1,6 @@
 // The api process's composition root: every cache, limiter, key and domain area is built here,
 // once, and handed to the HTTP layer. Nothing below api/ builds its own.
+import { OrgLimitCommands } from '../domain/limits/org-limit-commands.ts';
 import type { Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../domain/config.ts';
@@ -173,6 +174,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     platformOperators,
     chains,
     billingTiers: new BillingTierCommands({ db, audit: actionAudit, operators: platformOperators }),
+    orgLimits: new OrgLimitCommands({ db, audit: actionAudit, operators: platformOperators }),
     // Export re-confirms like DELETE /v1/auth/me: the password or a rat_ token (signing_key.export).
     signingKeys: new SigningKeyCommands({ db, kms: core.kms, audit: actionAudit, log, stepUp }),
     keyBalances: new KeyBalances({ db, rpc: intentParts.chainRpc, families: chainFamilies }),

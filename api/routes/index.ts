@@ -35,6 +35,7 @@ import { shareRoutes } from './shares/shares.ts';
 import { keyRotationRoutes } from './vaults/key-rotation.ts';
 import { cmekRoutes } from './vaults/cmek.ts';
 import { billingTierRoutes } from './admin/billing-tier.ts';
+import { orgLimitRoutes } from './admin/org-limits.ts';
 import { billingUsageRoutes } from './billing/usage.ts';
 import { signingKeyRoutes } from './agents/signing-keys.ts';
 import { signRoutes } from './agents/sign.ts';
@@ -56,7 +57,7 @@ export function allRoutes(): RouteDef[] {
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
-    ...temporalCodecRoutes, ...billingTierRoutes, ...billingUsageRoutes,
+    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...billingUsageRoutes,
     ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,
     ...treasuryRoutes, ...treasuryAccessRoutes, ...treasuryProposalRoutes,

@@ -1,6 +1,8 @@
 // Billing: the monthly request usage and the budget leased to api processes (migration 0043;
-// domain/billing).
+// domain/billing), and the operator's overrides of an organization's limits (migration 0044;
+// domain/limits).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
+import { User } from './accounts.ts';
 import { Organization } from './org.ts';
 
 export const OrgRequestUsage = defineEntity({
@@ -19,3 +21,24 @@ export const OrgRequestUsage = defineEntity({
   primaryKeys: ['org_id', 'month'],
 });
 export type OrgRequestUsageRow = InferEntity<typeof OrgRequestUsage>;
+
+export const OrgLimitOverride = defineEntity({
+  name: 'OrgLimitOverride',
+  tableName: 'org_limit_overrides',
+  properties: {
+    org_id: () => p.manyToOne(Organization).mapToPk().fieldName('org_id').primary().deleteRule('cascade').updateRule('no action'),
+    /** Monthly request quota in place of the tier's (the reference's free_tier_override); null: the tier's. */
+    request_quota: p.bigint('number').nullable().check('request_quota >= 0'),
+    /** Sponsored: no monthly request quota at all. */
+    is_sponsored: p.boolean().default(false),
+    max_vaults: p.integer().nullable().check('max_vaults >= 0'),
+    max_secrets: p.integer().nullable().check('max_secrets >= 0'),
+    max_agents: p.integer().nullable().check('max_agents >= 0'),
+    max_automations: p.integer().nullable().check('max_automations >= 0'),
+    /** After this the override is no longer in force; null: until replaced. */
+    expires_at: p.datetime().nullable(),
+    updated_by: () => p.manyToOne(User).mapToPk().fieldName('updated_by').nullable().deleteRule('set null'),
+    updated_at: p.datetime().defaultRaw('now()'),
+  },
+});
+export type OrgLimitOverrideRow = InferEntity<typeof OrgLimitOverride>;

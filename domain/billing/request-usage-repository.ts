@@ -5,6 +5,8 @@ import { sql } from 'kysely';
 import { query } from '../../db/query.ts';
 import { tierInForceSql } from '../limits/tier-repository.ts';
 import type { Tier } from '../limits/tier-limits.ts';
+import { overrideInForceSql } from '../limits/org-limit-override-repository.ts';
+import type { QuotaOverride } from './request-quotas.ts';
 
 /** What one process reports for an organization's month: requests served, budget given back. */
 export type UsageSettlement = { orgId: string; month: string; used: number; returned: number };
@@ -52,10 +54,17 @@ export async function usageOf(em: EntityManager, orgId: string, month: string): 
   return { used: row?.used ?? 0, leased: row?.leased ?? 0 };
 }
 
-/** The organization's tier in force and its month's recorded count, in one read; null for an unknown organization. */
-export async function planRow(em: EntityManager, orgId: string, month: string): Promise<{ tier: Tier; used: number } | null> {
+/**
+ * The organization's tier in force, the operator's override of its quota in force (request_quota,
+ * is_sponsored; migration 0044) and its month's recorded count, in one read; null for an unknown
+ * organization.
+ */
+export async function planRow(em: EntityManager, orgId: string, month: string): Promise<PlanRow | null> {
   const row = await query(em).selectFrom('organizations as o')
     .leftJoin('org_request_usage as u', (j) => j.onRef('u.org_id', '=', 'o.id').on('u.month', '=', month))
-    .select([tierInForceSql.as('tier'), 'u.used']).where('o.id', '=', orgId).executeTakeFirst();
-  return row ? { tier: row.tier, used: row.used ?? 0 } : null;
+    .leftJoin('org_limit_overrides as x', (j) => j.on(overrideInForceSql))
+    .select([tierInForceSql.as('tier'), 'u.used', 'x.request_quota', 'x.is_sponsored']).where('o.id', '=', orgId).executeTakeFirst();
+  return row ? { tier: row.tier, used: row.used ?? 0, override: { requestQuota: row.request_quota ?? null, isSponsored: row.is_sponsored ?? false } } : null;
 }
+
+export type PlanRow = { tier: Tier; used: number; override: QuotaOverride };

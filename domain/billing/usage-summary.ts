@@ -6,7 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tier } from '../limits/tier-limits.ts';
 import type { QuotaMeter } from './quota-meter.ts';
-import { monthOf, REQUEST_QUOTAS } from './request-quotas.ts';
+import { monthOf, requestQuotaOf } from './request-quotas.ts';
 import { planRow } from './request-usage-repository.ts';
 import { notFound } from '../errors.ts';
 
@@ -29,7 +29,7 @@ export class BillingUsage {
     const row = await planRow(this.d.db(), orgId, month);
     if (!row) throw notFound('Organization');
     return {
-      tier: row.tier, quota: REQUEST_QUOTAS[row.tier], month, totalRequests: row.used, paidRequests: 0, freeRequests: row.used,
+      tier: row.tier, quota: requestQuotaOf(row.tier, row.override), month, totalRequests: row.used, paidRequests: 0, freeRequests: row.used,
       totalCostUsd: '0.00', metered: this.d.meter !== null,
     };
   }

@@ -6,6 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Problem } from '../errors.ts';
 import { countResource, tierInForce } from './tier-repository.ts';
+import { capInForce } from './org-limit-override-repository.ts';
 
 // Other areas read the tier in force through this module, next to the limits it selects.
 export { tierInForce };
@@ -31,10 +32,13 @@ export const AUTOMATION_RUNS_PER_MONTH: Record<Tier, number | null> = {
 
 const LABEL: Record<LimitedResource, string> = { vaults: 'Vault', secrets: 'Secret', agents: 'Agent', automations: 'Automation' };
 
-/** Call inside the creating transaction, before inserting; throws 403 resource_limit_exceeded. */
+/**
+ * Call inside the creating transaction, before inserting; throws 403 resource_limit_exceeded. The
+ * cap is the tier's, or the operator's override in force (org-limit-commands.ts).
+ */
 export async function assertBelowTierLimit(tx: EntityManager, orgId: string, resource: LimitedResource, adding = 1): Promise<void> {
-  const tier = await tierInForce(tx, orgId, { forUpdate: true });
-  const cap = TIER_LIMITS[tier][resource];
+  const { tier, overrideCap } = await capInForce(tx, orgId, resource);
+  const cap = overrideCap ?? TIER_LIMITS[tier][resource];
   if (cap === null) return;
   const used = await countResource(tx, orgId, resource);
   if (used + adding > cap) {

@@ -7,10 +7,11 @@ import { call, closeDb, signup } from '../helpers/api.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';
 
 const stack = new IsolatedStack('quotas');
+const OPERATOR_EMAIL = 'quota-operator@example.com';
 let base: string;
 
 beforeAll(async () => {
-  await stack.start({ REQUEST_QUOTAS: 'on' });
+  await stack.start({ REQUEST_QUOTAS: 'on', PLATFORM_ADMIN_EMAILS: OPERATOR_EMAIL });
   base = stack.apiUrl;
 }, 180_000);
 
@@ -60,6 +61,33 @@ test('a free organization: 1,000 billable requests admitted with the quota heade
   const row = await stack.pool.query('SELECT used, leased FROM org_request_usage');
   expect(row.rows).toEqual([{ used: '1000', leased: '1000' }]);
 }, 120_000);
+
+test("an operator's override is the quota: 20 billable requests, the 21st refused; sponsorship then lifts it", async () => {
+  const up = await call('POST', '/v1/auth/signup', { base, body: { email: OPERATOR_EMAIL, password: 'correct-horse-battery' } });
+  await stack.pool.query('UPDATE users SET email_verified = true WHERE email = $1', [OPERATOR_EMAIL]);
+  const operator = up.body.access_token as string;
+  const owner = await call('POST', '/v1/auth/signup', { base, body: { email: 'quota-override@example.com', password: 'correct-horse-battery' } });
+  const token = owner.body.access_token as string;
+  const orgId = (await call('GET', '/v1/auth/me', { base, token })).body.org_id as string;
+  const limits = await call('PUT', `/v1/admin/orgs/${orgId}/limits`, { base, token: operator, body: { free_tier_override: 20 } });
+  expect(limits.status).toBe(200);
+
+  const vault = await call('POST', '/v1/vaults', { base, token, body: { name: 'overridden' } });
+  const secretUrl = `/v1/vaults/${vault.body.id}/secrets/k`;
+  expect((await call('PUT', secretUrl, { base, token, body: { value: 'v', type: 'api_key' } })).headers.get('x-ratelimit-requests-limit')).toBe('20');
+  const reads = await Promise.all(Array.from({ length: 19 }, () => call('GET', secretUrl, { base, token })));
+  expect(reads.map((r) => r.status)).toEqual(Array(19).fill(200));
+  const over = await call('GET', secretUrl, { base, token });
+  expect(over.status).toBe(402);
+  expect(over.body).toMatchObject({ type: 'quota_exceeded', quota: 20 });
+
+  // Sponsored: no quota at all. The api reads an organization's plan again within its 30 s cache;
+  // a fresh process (this stack's next start) would see it at once, so the database says it here.
+  const sponsored = await call('PUT', `/v1/admin/orgs/${orgId}/limits`, { base, token: operator, body: { is_sponsored: true } });
+  expect(sponsored.body).toMatchObject({ is_sponsored: true, in_force: true });
+  expect(sponsored.body.request_quota).toBeUndefined();
+  expect((await call('GET', '/v1/billing/usage', { base, token })).body.free_tier_limit).toBeUndefined();
+});
 
 test('quotas off (the shared stack): nothing counted, no quota headers, and the summary says it is not metered', async () => {
   const a = await signup('quota-off');

@@ -38,7 +38,8 @@ test('eight processes starting together on one directory all get the one key', a
     let err = '';
     child.stdout!.on('data', (c: Buffer) => { out += c.toString(); });
     child.stderr!.on('data', (c: Buffer) => { err += c.toString(); });
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))));
+    // 'close', not 'exit': a child's output may still be in its pipe when it has exited.
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${err}`))));
   })));
   expect(new Set(keys).size).toBe(1);
   expect(Buffer.from(keys[0]!, 'base64')).toHaveLength(32);
