@@ -11,6 +11,8 @@ import type { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import type { AuditWriter } from '../domain/audit/audit-writer.ts';
 import type { Limiter } from '../domain/ratelimit/limiter.ts';
 import type { QuotaMeter } from '../domain/billing/quota-meter.ts';
+import type { CreditMeter } from '../domain/billing/credit-meter.ts';
+import type { BillingCredits } from '../domain/billing/credit-commands.ts';
 import type { BillingUsage } from '../domain/billing/usage-summary.ts';
 import type { RateLimits } from '../domain/ratelimit/rate-limits.ts';
 import type { VaultCommands } from '../domain/vaults/vault-commands.ts';
@@ -74,7 +76,10 @@ export type ApiServices = {
   rateLimiter: Limiter;
   /** REQUEST_QUOTAS=on: the monthly request quota of this process (api/pipeline/usage.ts); null: off. */
   quotaMeter: QuotaMeter | null;
+  /** With quotas on: requests over the quota paid with prepaid credits (api/pipeline/usage.ts). */
+  creditMeter: CreditMeter | null;
   billingUsage: BillingUsage;
+  billingCredits: BillingCredits;
   /** The store every limit keeps its counters in; closed when the api stops. */
   rateLimits: Pick<RateLimits, 'close'>;
   jwt: JwtService;

@@ -66,6 +66,7 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
       if (!(await inFlight.settled(DRAIN_TIMEOUT_MS))) log.warn('stopping with requests still running', { running: inFlight.count });
       await audit.drain().catch(() => {});
       await services.quotaMeter?.stop(); // the counts of this process, reported
+      await services.creditMeter?.stop(); // and its credit spending
       await services.rateLimits.close();
       await hot.close();
       await bus.close();

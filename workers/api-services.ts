@@ -88,6 +88,9 @@ import { TransferPasskeys } from '../domain/treasury/wallets/transfer-passkeys.t
 import { bindingServices } from './binding-services.ts';
 import { safeTreasuryServices } from './treasury-services.ts';
 import { QuotaMeter } from '../domain/billing/quota-meter.ts';
+import { CreditMeter } from '../domain/billing/credit-meter.ts';
+import { postgresCreditStore } from '../domain/billing/postgres-credit-store.ts';
+import { BillingCredits } from '../domain/billing/credit-commands.ts';
 import { postgresQuotaStore } from '../domain/billing/postgres-quota-store.ts';
 import { BillingUsage } from '../domain/billing/usage-summary.ts';
 
@@ -141,10 +144,14 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const quotaMeter = config.requestQuotas
     ? new QuotaMeter({ store: postgresQuotaStore(db), onFlushError: (e) => log.warn('request usage not reported yet; kept for the next report', { error: String(e) }) })
     : null;
+  const creditMeter = quotaMeter
+    ? new CreditMeter({ store: postgresCreditStore(db), onFlushError: (e) => log.warn('credit spending not reported yet; kept for the next report', { error: String(e) }) })
+    : null;
   return {
     config, log,
     audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, ipRules, kms: core.kms,
-    quotaMeter, billingUsage: new BillingUsage({ db, meter: quotaMeter }),
+    quotaMeter, creditMeter, billingUsage: new BillingUsage({ db, meter: quotaMeter, credits: creditMeter }),
+    billingCredits: new BillingCredits({ db, audit: actionAudit }),
     vaults: new VaultCommands({ db, hot, kms: core.kms, audit: actionAudit }),
     vaultKeys: new VaultKeyRotationCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),
     cmek: new CmekCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),

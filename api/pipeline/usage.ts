@@ -1,28 +1,43 @@
 // Stages 6 and 7 (§7): a billable route's request counts against its organization's monthly
 // quota (domain/billing/quota-meter.ts: decided in memory from a leased budget; the database only
-// when the budget here is spent); over the quota it is refused with 402. Every authenticated
-// answer then carries the quota headers (reference facts §16) for an organization this process
-// has metered.
+// when the budget here is spent). Over the quota, the request is paid from the organization's
+// prepaid credits at the route's price when it has chosen credits and has them
+// (domain/billing/credit-meter.ts, leased the same way); otherwise it is refused with 402. Every
+// authenticated answer then carries the quota headers (reference facts §16) for an organization
+// this process has metered.
 import type { Middleware } from 'koa';
 import type { RequestState } from '../route.ts';
 import type { Admission, QuotaMeter } from '../../domain/billing/quota-meter.ts';
+import type { CreditMeter } from '../../domain/billing/credit-meter.ts';
+import { REQUEST_PRICES } from '../../domain/billing/request-prices.ts';
+import { microsToCents, usdToMicros } from '../../domain/billing/money.ts';
 import { Problem } from '../../domain/errors.ts';
 
 /** Above this share of the quota, X-Quota-Warning is sent. */
 const WARNING_SHARE = 0.8;
 
-export function usage(meter: QuotaMeter): Middleware<RequestState> {
+/** Each billable action's price in micro-dollars. */
+const PRICE_MICROS = Object.fromEntries(Object.entries(REQUEST_PRICES).map(([k, v]) => [k, usdToMicros(v)])) as Record<keyof typeof REQUEST_PRICES, number>;
+
+export function usage(meter: QuotaMeter, credits: CreditMeter | null): Middleware<RequestState> {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (!principal) return next();
     let admission: Admission | null;
-    if (ctx.state.route?.billable) {
+    const billable = ctx.state.route?.billable;
+    if (billable) {
       admission = await meter.admit(principal.orgId);
       if (!admission.admitted) {
+        const paid = credits ? await credits.pay(principal.orgId, PRICE_MICROS[billable]) : null;
         setQuotaHeaders(ctx.response, admission);
-        throw new Problem(402, `This organization has used its ${admission.quota} requests for this month: upgrade its plan, or wait for the next month (UTC)`, {
-          type: 'quota_exceeded', title: 'Payment Required', extras: { quota: admission.quota, used: admission.used },
-        });
+        if (!paid) {
+          throw new Problem(402, `This organization has used its ${admission.quota} requests for this month: add prepaid credits, upgrade its plan, or wait for the next month (UTC)`, {
+            type: 'quota_exceeded', title: 'Payment Required', extras: { quota: admission.quota, used: admission.used },
+          });
+        }
+        ctx.set('X-Overage-Method', 'credits');
+        ctx.set('X-Credit-Balance-Cents', String(microsToCents(paid.balanceMicros)));
+        return next();
       }
     } else {
       admission = meter.peek(principal.orgId);

@@ -9,6 +9,8 @@ import type { BillingTierView } from '../../domain/org/billing-tier-commands.ts'
 import type { UsageSummary } from '../../domain/billing/usage-summary.ts';
 import type { OrgLimitsView } from '../../domain/limits/org-limit-commands.ts';
 import { requestQuotaOf } from '../../domain/billing/request-quotas.ts';
+import type { CreditBalance, CreditLedgerPage } from '../../domain/billing/credit-commands.ts';
+import { microsToCents, microsToUsd } from '../../domain/billing/money.ts';
 
 export const OrgBillingTierSchema = shape('OrgBillingTier', z.object({
   org_id: uuid,
@@ -80,3 +82,53 @@ export function presentOrgLimits(v: OrgLimitsView): z.output<typeof OrgLimitsSch
     in_force: v.inForce, tier: v.tier, request_quota: orNothing(quota),
   };
 }
+
+export const CreditBalanceSchema = shape('CreditBalance', z.object({
+  balance_cents: z.number().int(),
+  /** Exact, to the micro-dollar (a read costs $0.001). */
+  balance_usd: z.string(),
+  expiring_within_90_days: z.object({
+    amount_cents: z.number().int(),
+    /** The earliest expiry among them; omitted when nothing expires within 90 days. */
+    earliest_expiry: optionalTimestamp,
+  }),
+}), "The organization's prepaid credit balance and what of it expires within 90 days");
+
+export function presentCreditBalance(b: CreditBalance): z.output<typeof CreditBalanceSchema> {
+  return {
+    balance_cents: microsToCents(b.balanceMicros), balance_usd: microsToUsd(b.balanceMicros),
+    expiring_within_90_days: { amount_cents: microsToCents(b.expiringMicros), earliest_expiry: isoOrOmit(b.earliestExpiry) },
+  };
+}
+
+export const CreditTransactionsSchema = shape('CreditTransactions', z.object({
+  transactions: z.array(z.object({
+    id: uuid,
+    type: z.enum(['topup', 'usage', 'expiry']),
+    /** Signed: + a top-up, − usage or expiry; cents rounded toward zero, amount_usd exact. */
+    amount_cents: z.number().int(),
+    amount_usd: z.string(),
+    balance_after_cents: z.number().int(),
+    balance_after_usd: z.string(),
+    description: z.string(),
+    created_at: z.string(),
+  })),
+  page: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  total: z.number().int(),
+}), "A page of the organization's credit ledger, newest first");
+
+export function presentCreditTransactions(p: CreditLedgerPage): z.output<typeof CreditTransactionsSchema> {
+  return {
+    transactions: p.entries.map((e) => ({
+      id: e.id, type: e.type, amount_cents: microsToCents(Number(e.amount_micros)), amount_usd: microsToUsd(Number(e.amount_micros)),
+      balance_after_cents: microsToCents(Number(e.balance_after_micros)), balance_after_usd: microsToUsd(Number(e.balance_after_micros)),
+      description: e.description, created_at: e.created_at.toISOString(),
+    })),
+    page: Math.floor(p.offset / p.limit) + 1, limit: p.limit, offset: p.offset, total: p.total,
+  };
+}
+
+export const OverageMethodSchema = shape('OverageMethod', z.object({ overage_method: z.enum(['credits', 'x402']) }),
+  'How a request over the monthly quota is paid');

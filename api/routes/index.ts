@@ -37,6 +37,7 @@ import { cmekRoutes } from './vaults/cmek.ts';
 import { billingTierRoutes } from './admin/billing-tier.ts';
 import { orgLimitRoutes } from './admin/org-limits.ts';
 import { billingUsageRoutes } from './billing/usage.ts';
+import { billingCreditRoutes } from './billing/credits.ts';
 import { signingKeyRoutes } from './agents/signing-keys.ts';
 import { signRoutes } from './agents/sign.ts';
 import { transactionRoutes } from './agents/transactions.ts';
@@ -57,7 +58,7 @@ export function allRoutes(): RouteDef[] {
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
-    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...billingUsageRoutes,
+    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...billingUsageRoutes, ...billingCreditRoutes,
     ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,
     ...treasuryRoutes, ...treasuryAccessRoutes, ...treasuryProposalRoutes,

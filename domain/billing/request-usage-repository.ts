@@ -63,8 +63,12 @@ export async function planRow(em: EntityManager, orgId: string, month: string): 
   const row = await query(em).selectFrom('organizations as o')
     .leftJoin('org_request_usage as u', (j) => j.onRef('u.org_id', '=', 'o.id').on('u.month', '=', month))
     .leftJoin('org_limit_overrides as x', (j) => j.on(overrideInForceSql))
-    .select([tierInForceSql.as('tier'), 'u.used', 'x.request_quota', 'x.is_sponsored']).where('o.id', '=', orgId).executeTakeFirst();
-  return row ? { tier: row.tier, used: row.used ?? 0, override: { requestQuota: row.request_quota ?? null, isSponsored: row.is_sponsored ?? false } } : null;
+    .select([tierInForceSql.as('tier'), 'u.used', 'u.paid', 'u.paid_micros', 'x.request_quota', 'x.is_sponsored']).where('o.id', '=', orgId).executeTakeFirst();
+  return row ? {
+    tier: row.tier, used: row.used ?? 0, paid: row.paid ?? 0, paidMicros: row.paid_micros ?? 0,
+    override: { requestQuota: row.request_quota ?? null, isSponsored: row.is_sponsored ?? false },
+  } : null;
 }
 
-export type PlanRow = { tier: Tier; used: number; override: QuotaOverride };
+/** `used` counts every request served this month; `paid` those of them over the quota paid with credits, costing `paidMicros`. */
+export type PlanRow = { tier: Tier; used: number; paid: number; paidMicros: number; override: QuotaOverride };

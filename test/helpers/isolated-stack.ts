@@ -21,6 +21,8 @@ export class IsolatedStack {
   apiUrl = '';
   /** The stack's own database. */
   pool!: pg.Pool;
+  /** The stack's own database (as the test reaches it directly). */
+  databaseUrl!: string;
   temporal!: Client;
   api: ChildProcess | undefined;
   worker: ChildProcess | undefined;
@@ -52,6 +54,7 @@ export class IsolatedStack {
       this.temporalProxy = await TcpProxy.start({ host: host!, port: Number(port) });
       temporalAddress = `127.0.0.1:${this.temporalProxy.port}`;
     }
+    this.databaseUrl = url.toString();
     this.pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
     this.pool.on('error', () => {}); // an idle client ended by the database's drop at stop()
     this.temporal = new Client({ connection: await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! }), namespace: this.namespace });

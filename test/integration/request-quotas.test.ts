@@ -3,7 +3,10 @@
 // with the quota headers on every authenticated answer, then refused with 402 while free routes
 // still answer; GET /v1/billing/usage shows the month. The shared test stack runs with quotas off:
 // nothing is counted there, no header is sent, and the summary says so.
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { call, closeDb, signup } from '../helpers/api.ts';
+import { projectRoot } from '../helpers/stack.ts';
 import { IsolatedStack } from '../helpers/isolated-stack.ts';
 
 const stack = new IsolatedStack('quotas');
@@ -87,6 +90,77 @@ test("an operator's override is the quota: 20 billable requests, the 21st refuse
   expect(sponsored.body).toMatchObject({ is_sponsored: true, in_force: true });
   expect(sponsored.body.request_quota).toBeUndefined();
   expect((await call('GET', '/v1/billing/usage', { base, token })).body.free_tier_limit).toBeUndefined();
+});
+
+/** A paid top-up of `micros` into the stack's database, as the processor's webhook lands it. */
+const topUp = (orgId: string, micros: number, ref: string) => JSON.parse(execFileSync('sh',
+  [path.join(projectRoot, 'bin', 'node24'), path.join(projectRoot, 'test/integration/credits-topup.probe.ts'), orgId, String(micros), ref],
+  { cwd: projectRoot, env: { ...process.env, DATABASE_URL: stack.databaseUrl } }).toString()) as boolean;
+
+/** Asks until an answer is not 402 (the api asks for credit again a second after it found none). */
+async function untilPaid(url: string, token: string) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const r = await call('GET', url, { base, token });
+    if (r.status !== 402 || Date.now() > deadline) return r;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('over the quota, prepaid credits pay at the route price until they run out; the usage, balance and ledger show it', async () => {
+  const up = await call('POST', '/v1/auth/signup', { base, body: { email: OPERATOR_EMAIL, password: 'correct-horse-battery' } });
+  const operator = up.status === 200 ? up.body.access_token as string
+    : (await call('POST', '/v1/auth/token', { base, body: { email: OPERATOR_EMAIL, password: 'correct-horse-battery' } })).body.access_token as string;
+  await stack.pool.query('UPDATE users SET email_verified = true WHERE email = $1', [OPERATOR_EMAIL]);
+  const owner = await call('POST', '/v1/auth/signup', { base, body: { email: 'quota-credits@example.com', password: 'correct-horse-battery' } });
+  const token = owner.body.access_token as string;
+  const orgId = (await call('GET', '/v1/auth/me', { base, token })).body.org_id as string;
+  expect((await call('PUT', `/v1/admin/orgs/${orgId}/limits`, { base, token: operator, body: { free_tier_override: 2 } })).status).toBe(200);
+
+  const vault = await call('POST', '/v1/vaults', { base, token, body: { name: 'credits' } });
+  const secretUrl = `/v1/vaults/${vault.body.id}/secrets/k`;
+  expect((await call('PUT', secretUrl, { base, token, body: { value: 'v', type: 'api_key' } })).status).toBe(201);
+  expect((await call('GET', secretUrl, { base, token })).status).toBe(200);
+  const none = await call('GET', secretUrl, { base, token });
+  expect(none.status).toBe(402);
+  expect(none.body.detail).toContain('prepaid credits');
+
+  // $0.0035 bought: three reads at $0.001, the fourth would need more than the $0.0005 left.
+  expect(topUp(orgId, 3_500, 'pay_quota_credits')).toBe(true);
+  expect(topUp(orgId, 3_500, 'pay_quota_credits')).toBe(false); // the processor reports it again: once
+  const first = await untilPaid(secretUrl, token);
+  expect(first.status).toBe(200);
+  expect(first.headers.get('x-overage-method')).toBe('credits');
+  expect(first.headers.get('x-ratelimit-requests-limit')).toBe('2');
+  expect((await call('GET', secretUrl, { base, token })).status).toBe(200);
+  expect((await call('GET', secretUrl, { base, token })).status).toBe(200);
+  expect((await call('GET', secretUrl, { base, token })).status).toBe(402);
+
+  const usage = await call('GET', '/v1/billing/usage', { base, token });
+  expect(usage.body).toMatchObject({
+    free_tier_limit: 2, current_month: { total_requests: 5, paid_requests: 3, free_requests: 2, total_cost_usd: '0.003' },
+  });
+  const balance = await call('GET', '/v1/billing/credits/balance', { base, token });
+  expect(balance.status).toBe(200);
+  expect(balance.body).toEqual({ balance_cents: 0, balance_usd: '0.0005', expiring_within_90_days: { amount_cents: 0 } });
+  const ledger = await call('GET', '/v1/billing/credits/transactions?limit=10', { base, token });
+  expect(ledger.status).toBe(200);
+  expect(ledger.body).toMatchObject({ page: 1, limit: 10, offset: 0, total: ledger.body.transactions.length });
+  const kinds = ledger.body.transactions.map((t: { type: string }) => t.type);
+  expect(kinds[kinds.length - 1]).toBe('topup');
+  expect(ledger.body.transactions[kinds.length - 1]).toMatchObject({ amount_usd: '0.0035', balance_after_usd: '0.0035', description: 'Credit top-up' });
+  const spent = ledger.body.transactions.filter((t: { type: string }) => t.type === 'usage');
+  expect(spent.reduce((sum: number, t: { amount_usd: string }) => sum + Number(t.amount_usd) * 1e6, 0)).toBeCloseTo(-3_000);
+  expect(ledger.body.transactions[0].balance_after_usd).toBe('0.0005');
+
+  // x402 chosen: credits no longer pay (the api keeps what it leased; here nothing is left).
+  const x402 = await call('PATCH', '/v1/billing/overage-method', { base, token, body: { overage_method: 'x402' } });
+  expect(x402.body).toEqual({ overage_method: 'x402' });
+  expect((await call('PATCH', '/v1/billing/overage-method', { base, token, body: { method: 'credits' } })).body).toEqual({ overage_method: 'credits' });
+  for (const body of [{}, { method: 'card' }, { method: 'credits', overage_method: 'x402' }]) {
+    expect((await call('PATCH', '/v1/billing/overage-method', { base, token, body })).status).toBe(400);
+  }
+  expect((await call('GET', '/v1/billing/credits/transactions?page=1&offset=5', { base, token })).status).toBe(400);
 });
 
 test('quotas off (the shared stack): nothing counted, no quota headers, and the summary says it is not metered', async () => {
