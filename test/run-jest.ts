@@ -7,7 +7,8 @@
 // pg wrote a timestamp "+00:NaN", base-x a zero digit into an XRP address, otplib a TOTP code of
 // "000NaN" (each once, in a different suite each time). Setting the same state from a native
 // addon reproduces the NaN exactly; a probe of the tag word in the jest process caught it flipping
-// during a suite that runs no native code. No code of ours can prevent it. A real failure
+// (to what an MMX instruction leaves) although no library loaded there contains one. No code of
+// ours can prevent it. A real failure
 // fails the rerun too; more than MAX_RERUN failing files is never a platform fault.
 // Usage: node run-jest.ts [jest arguments…] (the rerun takes the failed files alone; the environment stays)
 import { spawnSync } from 'node:child_process';
