@@ -13,6 +13,7 @@ import type { Limiter } from '../domain/ratelimit/limiter.ts';
 import type { QuotaMeter } from '../domain/billing/quota-meter.ts';
 import type { CreditMeter } from '../domain/billing/credit-meter.ts';
 import type { BillingCredits } from '../domain/billing/credit-commands.ts';
+import type { BillingSubscription } from '../domain/billing/subscription-summary.ts';
 import type { BillingUsage } from '../domain/billing/usage-summary.ts';
 import type { RateLimits } from '../domain/ratelimit/rate-limits.ts';
 import type { VaultCommands } from '../domain/vaults/vault-commands.ts';
@@ -80,6 +81,7 @@ export type ApiServices = {
   creditMeter: CreditMeter | null;
   billingUsage: BillingUsage;
   billingCredits: BillingCredits;
+  billingSubscription: BillingSubscription;
   /** The store every limit keeps its counters in; closed when the api stops. */
   rateLimits: Pick<RateLimits, 'close'>;
   jwt: JwtService;

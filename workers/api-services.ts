@@ -91,6 +91,7 @@ import { QuotaMeter } from '../domain/billing/quota-meter.ts';
 import { CreditMeter } from '../domain/billing/credit-meter.ts';
 import { postgresCreditStore } from '../domain/billing/postgres-credit-store.ts';
 import { BillingCredits } from '../domain/billing/credit-commands.ts';
+import { BillingSubscription } from '../domain/billing/subscription-summary.ts';
 import { postgresQuotaStore } from '../domain/billing/postgres-quota-store.ts';
 import { BillingUsage } from '../domain/billing/usage-summary.ts';
 
@@ -152,6 +153,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, ipRules, kms: core.kms,
     quotaMeter, creditMeter, billingUsage: new BillingUsage({ db, meter: quotaMeter, credits: creditMeter }),
     billingCredits: new BillingCredits({ db, audit: actionAudit }),
+    billingSubscription: new BillingSubscription({ db, meter: quotaMeter, credits: creditMeter }),
     vaults: new VaultCommands({ db, hot, kms: core.kms, audit: actionAudit }),
     vaultKeys: new VaultKeyRotationCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),
     cmek: new CmekCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),

@@ -10,6 +10,7 @@ import type { UsageSummary } from '../../domain/billing/usage-summary.ts';
 import type { OrgLimitsView } from '../../domain/limits/org-limit-commands.ts';
 import { requestQuotaOf } from '../../domain/billing/request-quotas.ts';
 import type { CreditBalance, CreditLedgerPage } from '../../domain/billing/credit-commands.ts';
+import type { SubscriptionSummary } from '../../domain/billing/subscription-summary.ts';
 import { microsToCents, microsToUsd } from '../../domain/billing/money.ts';
 
 export const OrgBillingTierSchema = shape('OrgBillingTier', z.object({
@@ -132,3 +133,31 @@ export function presentCreditTransactions(p: CreditLedgerPage): z.output<typeof 
 
 export const OverageMethodSchema = shape('OverageMethod', z.object({ overage_method: z.enum(['credits', 'x402']) }),
   'How a request over the monthly quota is paid');
+
+/** A count against its cap; limit omitted when there is none. */
+const UsageMeterSchema = z.object({ used: z.number().int(), limit: z.number().int().optional() });
+
+export const SubscriptionSchema = shape('Subscription', z.object({
+  tier: z.enum(TIERS),
+  /** active: a paid tier within its period; expired: its period has ended (the organization counts as free); none: free. */
+  status: z.enum(['active', 'expired', 'none']),
+  /** When a paid tier's period ends; omitted on free. */
+  period_end: optionalTimestamp,
+  credit_balance_cents: z.number().int(),
+  credit_balance_usd: z.string(),
+  overage_method: z.enum(['credits', 'x402']),
+  usage: z.object({
+    requests: UsageMeterSchema, secrets: UsageMeterSchema, agents: UsageMeterSchema, vaults: UsageMeterSchema,
+    team_members: UsageMeterSchema, intent_transactions: UsageMeterSchema, wallets: UsageMeterSchema, shares: UsageMeterSchema,
+  }),
+}), "The organization's plan, its credit balance and overage method, and its usage against each cap");
+
+export function presentSubscription(s: SubscriptionSummary): z.output<typeof SubscriptionSchema> {
+  const meter = (m: { used: number; limit: number | null }) => ({ used: m.used, ...(m.limit !== null ? { limit: m.limit } : {}) });
+  return {
+    tier: s.tier, status: s.status, period_end: isoOrOmit(s.periodEnd),
+    credit_balance_cents: microsToCents(s.creditBalanceMicros), credit_balance_usd: microsToUsd(s.creditBalanceMicros),
+    overage_method: s.overageMethod,
+    usage: Object.fromEntries(Object.entries(s.usage).map(([k, m]) => [k, meter(m)])) as z.output<typeof SubscriptionSchema>['usage'],
+  };
+}

@@ -2,8 +2,8 @@
 // adminGetOrgLimits / adminUpdateOrgLimits): caps on vaults (and the other resources), the monthly
 // request quota (free_tier_override) and sponsorship, with an optional end. Operators only; a PUT
 // replaces the whole override; bad input changes nothing. limits-operator@ops.test is an operator
-// in the test stack (test/helpers/global-setup.ts). The quota itself, enforced, is in
-// request-quotas.test.ts (a stack with REQUEST_QUOTAS=on).
+// in the test stack (test/helpers/global-setup.ts). The subscription summary shows the caps in
+// force. The quota itself, enforced, is in request-quotas.test.ts (a stack with REQUEST_QUOTAS=on).
 import { randomUUID } from 'node:crypto';
 import { call, closeDb, db, signup, type Account, operatorAccount } from '../helpers/api.ts';
 import { auditFor } from '../helpers/agent-fixtures.ts';
@@ -99,4 +99,30 @@ test('operators only; an unknown organization is 404; bad input is a 400 that ch
   }
   expect(await storedOverride(owner.orgId)).toBeUndefined();
   expect((await getLimits(owner.orgId)).body).toMatchObject({ in_force: false, request_quota: 1000 });
+});
+
+test('GET /v1/billing/subscription: the plan and its state, credits, overage method, and usage against each cap (the override in force)', async () => {
+  const owner = await signup('limits-subscription');
+  await newVault(owner);
+  const sub = () => call('GET', '/v1/billing/subscription', { token: owner.token });
+  const free = await sub();
+  expect(free.status).toBe(200);
+  expect(free.body).toEqual({
+    tier: 'free', status: 'none', credit_balance_cents: 0, credit_balance_usd: '0.00', overage_method: 'credits',
+    usage: {
+      requests: { used: 0, limit: 1000 }, secrets: { used: 0, limit: 50 }, agents: { used: 0, limit: 2 }, vaults: { used: 1, limit: 3 },
+      team_members: { used: 1 }, intent_transactions: { used: 0 }, wallets: { used: 0 }, shares: { used: 0 },
+    },
+  });
+
+  const tier = await call('PUT', `/v1/admin/orgs/${owner.orgId}/billing-tier`, { token: operator.token, body: { tier: 'business', duration_days: 30 } });
+  await putLimits(owner.orgId, { max_agents: 7 });
+  const business = await sub();
+  expect(business.body).toMatchObject({ tier: 'business', status: 'active', period_end: tier.body.period_end });
+  expect(business.body.usage.vaults).toEqual({ used: 1 }); // business: no vault cap
+  expect(business.body.usage.agents).toEqual({ used: 0, limit: 7 });
+  expect(business.body.usage.requests).toEqual({ used: 0, limit: 1_000_000 });
+
+  await db().query("UPDATE organizations SET billing_period_end = now() - interval '1 second' WHERE id = $1", [owner.orgId]);
+  expect((await sub()).body).toMatchObject({ tier: 'free', status: 'expired', usage: { vaults: { used: 1, limit: 3 }, agents: { limit: 7 } } });
 });
