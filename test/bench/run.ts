@@ -19,6 +19,7 @@
 import autocannon from 'autocannon';
 import type { Result } from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
+import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -151,12 +152,30 @@ const str = (v: unknown, what: string): string => {
 };
 
 /** Signs up a fresh user with a personal API key, a vault with one secret, and an agent allowed to read it. */
-async function createCredentials(baseUrl: string): Promise<Credentials> {
+/**
+ * With REQUEST_QUOTAS=on the bench organization's requests are metered against a quota it never
+ * reaches (an operator's override, written straight to the database), so the bench measures the
+ * leased quota path rather than 402s.
+ */
+async function meterWithoutLimit(databaseUrl: string | undefined, jwt: string, baseUrl: string): Promise<void> {
+  if (!databaseUrl) return;
+  const me = await (await fetch(`${baseUrl}/v1/auth/me`, { headers: { authorization: `Bearer ${jwt}` } })).json() as { org_id: string };
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    await db.query('INSERT INTO org_limit_overrides (org_id, request_quota) VALUES ($1, 1000000000000)', [me.org_id]);
+  } finally {
+    await db.end();
+  }
+}
+
+async function createCredentials(baseUrl: string, databaseUrl?: string): Promise<Credentials> {
   const email = `bench-${Date.now()}-${randomBytes(3).toString('hex')}@example.com`;
   const password = `Bench-${randomBytes(12).toString('base64url')}-1a`;
   const signup = await postJson(`${baseUrl}/v1/auth/signup`, { email, password });
   const jwt = signup.access_token;
   if (typeof jwt !== 'string') throw new Error('signup answered without access_token');
+  await meterWithoutLimit(databaseUrl, jwt, baseUrl);
   const created = await postJson(`${baseUrl}/v1/auth/api-keys`, { name: 'bench' }, jwt);
   const apiKey = str(created.api_key, 'api_key');
   const vaultId = str((await postJson(`${baseUrl}/v1/vaults`, { name: 'bench' }, jwt)).id, 'vault id');
@@ -211,7 +230,7 @@ async function main(): Promise<number> {
   process.once('SIGTERM', onSignal);
   try {
     const rows: Row[] = [];
-    const credentials = await createCredentials(server.baseUrl);
+    const credentials = await createCredentials(server.baseUrl, server.databaseUrl);
     const all = scenarios(credentials);
     const chosen = ONLY && SECTIONS.includes(ONLY) ? [] : all.filter((s, i) => i === 0 || !ONLY || s.name.includes(ONLY));
     for (const scenario of chosen) {
