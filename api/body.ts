@@ -1,6 +1,7 @@
 // Reads a JSON request body with a size limit. Malformed JSON, oversize bodies and non-JSON
 // content types become problem details (400, 413, 415) before any handler runs, and so does
-// JSON that breaks the rule every input obeys (api/input/safe-json.ts).
+// JSON that breaks the rule every input obeys (api/input/safe-json.ts). readRawBody hands a
+// handler the exact bytes, with the same limit.
 import type { Socket } from 'node:net';
 import type { AppContext } from './route.ts';
 import { Problem, badRequest } from '../domain/errors.ts';
@@ -25,6 +26,15 @@ export async function readJsonBody(ctx: AppContext, limit: number): Promise<unkn
   }
   rejectUnsafeInput(body, 'body');
   return body;
+}
+
+/** The body as sent, for a handler that verifies a signature over its exact bytes (the payment processor's webhook). */
+export async function readRawBody(ctx: AppContext, limit: number): Promise<Buffer> {
+  const declared = Number(ctx.get('content-length') || '0');
+  if (declared > limit) throw tooLarge(ctx, limit);
+  const raw = await readUpTo(ctx, limit);
+  if (raw === null) throw tooLarge(ctx, limit);
+  return raw;
 }
 
 /**

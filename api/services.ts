@@ -14,6 +14,8 @@ import type { QuotaMeter } from '../domain/billing/quota-meter.ts';
 import type { CreditMeter } from '../domain/billing/credit-meter.ts';
 import type { BillingCredits } from '../domain/billing/credit-commands.ts';
 import type { BillingSubscription } from '../domain/billing/subscription-summary.ts';
+import type { BillingCheckout } from '../domain/billing/billing-checkout.ts';
+import type { BillingWebhooks } from '../domain/billing/billing-webhooks.ts';
 import type { BillingUsage } from '../domain/billing/usage-summary.ts';
 import type { RateLimits } from '../domain/ratelimit/rate-limits.ts';
 import type { VaultCommands } from '../domain/vaults/vault-commands.ts';
@@ -82,6 +84,8 @@ export type ApiServices = {
   billingUsage: BillingUsage;
   billingCredits: BillingCredits;
   billingSubscription: BillingSubscription;
+  billingCheckout: BillingCheckout;
+  billingWebhooks: BillingWebhooks;
   /** The store every limit keeps its counters in; closed when the api stops. */
   rateLimits: Pick<RateLimits, 'close'>;
   jwt: JwtService;

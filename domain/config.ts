@@ -114,6 +114,18 @@ const EnvSchema = z.object({
     { message: 'must be an http or https URL (e.g. https://api.0x.org)' },
   ),
   SWAP_API_KEY: z.string().optional(),
+  // The payment processor (Stripe): unset key → the checkout and portal routes answer 501.
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  STRIPE_API_URL: z.string().optional().refine(
+    (v) => v === undefined || (/^https?:\/\//i.test(v) && URL.canParse(v)),
+    { message: 'must be an http or https URL (e.g. http://127.0.0.1:12111 for stripe-mock)' },
+  ),
+  // Where checkout and the portal send the customer back (the dashboard's billing page).
+  BILLING_RETURN_URL: z.string().default('http://localhost:8080/billing').refine(
+    (v) => /^https?:\/\//i.test(v) && URL.canParse(v),
+    { message: 'must be an http or https URL' },
+  ),
   // The operator's default model provider (ai_generate steps, the automation assistant); unset: none.
   AI_PROVIDER: z.enum(AI_PROTOCOLS, { message: `must be one of ${AI_PROTOCOLS.join(', ')} (or empty for none)` }).optional(),
   AI_BASE_URL: z.string().optional().refine(
@@ -198,6 +210,10 @@ export type Config = {
   swapApiUrl: string;
   /** SWAP_API_KEY, sent as `0x-api-key`; null when unset (never logged). */
   swapApiKey: string | null;
+  /** The Stripe payment processor; null when STRIPE_SECRET_KEY is unset (checkout and portal answer 501). */
+  stripe: { secretKey: string; webhookSecret: string | null; apiUrl: string | null } | null;
+  /** BILLING_RETURN_URL: where checkout and the portal send the customer back. */
+  billingReturnUrl: string;
   /** The default model provider and the price table (domain/ai). */
   ai: AiConfig;
   /** Google sign-in; null when GOOGLE_CLIENT_IDS is unset (the route answers 501). */
@@ -298,6 +314,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, required: (keyo
     chainRpcUrls: e.CHAIN_RPC_URLS,
     swapApiUrl: e.SWAP_API_URL.replace(/\/+$/, ''),
     swapApiKey: e.SWAP_API_KEY ?? null,
+    stripe: e.STRIPE_SECRET_KEY ? { secretKey: e.STRIPE_SECRET_KEY, webhookSecret: e.STRIPE_WEBHOOK_SECRET ?? null, apiUrl: e.STRIPE_API_URL ?? null } : null,
+    billingReturnUrl: e.BILLING_RETURN_URL,
     ai: {
       provider: e.AI_PROVIDER ?? null,
       baseUrl: (e.AI_BASE_URL ?? DEFAULT_BASE_URLS[e.AI_PROVIDER ?? 'openai']).replace(/\/+$/, ''),

@@ -92,6 +92,9 @@ import { CreditMeter } from '../domain/billing/credit-meter.ts';
 import { postgresCreditStore } from '../domain/billing/postgres-credit-store.ts';
 import { BillingCredits } from '../domain/billing/credit-commands.ts';
 import { BillingSubscription } from '../domain/billing/subscription-summary.ts';
+import { BillingCheckout } from '../domain/billing/billing-checkout.ts';
+import { BillingWebhooks } from '../domain/billing/billing-webhooks.ts';
+import { StripeProcessor } from '../domain/billing/stripe-processor.ts';
 import { postgresQuotaStore } from '../domain/billing/postgres-quota-store.ts';
 import { BillingUsage } from '../domain/billing/usage-summary.ts';
 
@@ -145,6 +148,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const quotaMeter = config.requestQuotas
     ? new QuotaMeter({ store: postgresQuotaStore(db), onFlushError: (e) => log.warn('request usage not reported yet; kept for the next report', { error: String(e) }) })
     : null;
+  const paymentProcessor = config.stripe ? new StripeProcessor(config.stripe) : null;
   const creditMeter = quotaMeter
     ? new CreditMeter({ store: postgresCreditStore(db), onFlushError: (e) => log.warn('credit spending not reported yet; kept for the next report', { error: String(e) }) })
     : null;
@@ -154,6 +158,8 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     quotaMeter, creditMeter, billingUsage: new BillingUsage({ db, meter: quotaMeter, credits: creditMeter }),
     billingCredits: new BillingCredits({ db, audit: actionAudit }),
     billingSubscription: new BillingSubscription({ db, meter: quotaMeter, credits: creditMeter }),
+    billingCheckout: new BillingCheckout({ db, processor: paymentProcessor, returnUrl: config.billingReturnUrl }),
+    billingWebhooks: new BillingWebhooks({ db, processor: paymentProcessor, audit: actionAudit }),
     vaults: new VaultCommands({ db, hot, kms: core.kms, audit: actionAudit }),
     vaultKeys: new VaultKeyRotationCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),
     cmek: new CmekCommands({ db, hot, kms: core.kms, audit: actionAudit, client: new KeyRotationClient(w.temporal, log) }),

@@ -143,6 +143,8 @@ export const SubscriptionSchema = shape('Subscription', z.object({
   status: z.enum(['active', 'expired', 'none']),
   /** When a paid tier's period ends; omitted on free. */
   period_end: optionalTimestamp,
+  /** The subscription's billing interval at the payment processor; omitted for a plan an operator set. */
+  interval: z.enum(['monthly', 'yearly']).optional(),
   credit_balance_cents: z.number().int(),
   credit_balance_usd: z.string(),
   overage_method: z.enum(['credits', 'x402']),
@@ -155,9 +157,17 @@ export const SubscriptionSchema = shape('Subscription', z.object({
 export function presentSubscription(s: SubscriptionSummary): z.output<typeof SubscriptionSchema> {
   const meter = (m: { used: number; limit: number | null }) => ({ used: m.used, ...(m.limit !== null ? { limit: m.limit } : {}) });
   return {
-    tier: s.tier, status: s.status, period_end: isoOrOmit(s.periodEnd),
+    tier: s.tier, status: s.status, period_end: isoOrOmit(s.periodEnd), ...(s.interval ? { interval: s.interval } : {}),
     credit_balance_cents: microsToCents(s.creditBalanceMicros), credit_balance_usd: microsToUsd(s.creditBalanceMicros),
     overage_method: s.overageMethod,
     usage: Object.fromEntries(Object.entries(s.usage).map(([k, m]) => [k, meter(m)])) as z.output<typeof SubscriptionSchema>['usage'],
   };
 }
+
+export const CheckoutUrlSchema = shape('CheckoutUrl', z.object({ checkout_url: z.string() }), "The payment processor's checkout page to send the customer to");
+export const PortalUrlSchema = shape('PortalUrl', z.object({ portal_url: z.string() }), "The payment processor's customer portal to send the customer to");
+export const WebhookReceivedSchema = shape('WebhookReceived', z.object({
+  received: z.boolean(),
+  /** True when this event had been taken before (a retry or replay): nothing changed. */
+  duplicate: z.boolean(),
+}), 'A payment processor event, verified and taken');

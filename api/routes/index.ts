@@ -38,6 +38,7 @@ import { billingTierRoutes } from './admin/billing-tier.ts';
 import { orgLimitRoutes } from './admin/org-limits.ts';
 import { billingUsageRoutes } from './billing/usage.ts';
 import { billingCreditRoutes } from './billing/credits.ts';
+import { billingCheckoutRoutes } from './billing/checkout.ts';
 import { signingKeyRoutes } from './agents/signing-keys.ts';
 import { signRoutes } from './agents/sign.ts';
 import { transactionRoutes } from './agents/transactions.ts';
@@ -58,7 +59,7 @@ export function allRoutes(): RouteDef[] {
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
-    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...billingUsageRoutes, ...billingCreditRoutes,
+    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...billingUsageRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes,
     ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,
     ...treasuryRoutes, ...treasuryAccessRoutes, ...treasuryProposalRoutes,

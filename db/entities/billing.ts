@@ -56,7 +56,12 @@ export const OrgBillingAccount = defineEntity({
     /** Credit budget handed out to api processes and not settled yet (micro-dollars). */
     credit_leased_micros: p.bigint('number').defaultRaw('0').check('credit_leased_micros >= 0'),
     updated_at: p.datetime().defaultRaw('now()'),
+    /** The organization's customer at the payment processor (migration 0046). */
+    processor_customer_id: p.text().nullable(),
+    /** The interval of the subscription the processor holds. */
+    billing_interval: p.text().nullable().check("billing_interval IN ('monthly','yearly')"),
   },
+  indexes: [{ name: 'org_billing_accounts_customer', expression: 'CREATE UNIQUE INDEX org_billing_accounts_customer ON org_billing_accounts (processor_customer_id) WHERE processor_customer_id IS NOT NULL' }],
 });
 export type OrgBillingAccountRow = InferEntity<typeof OrgBillingAccount>;
 
@@ -98,3 +103,16 @@ export const CreditLedgerEntry = defineEntity({
   indexes: [{ name: 'credit_ledger_by_org', properties: ['org_id', 'created_at', 'id'] }],
 });
 export type CreditLedgerEntryRow = InferEntity<typeof CreditLedgerEntry>;
+
+export const ProcessorEvent = defineEntity({
+  name: 'ProcessorEvent',
+  tableName: 'processor_events',
+  properties: {
+    /** The payment processor's event id: each is taken once. */
+    event_id: p.text().primary(),
+    type: p.text(),
+    org_id: () => p.manyToOne(Organization).mapToPk().fieldName('org_id').nullable().deleteRule('set null'),
+    received_at: p.datetime().defaultRaw('now()'),
+  },
+});
+export type ProcessorEventRow = InferEntity<typeof ProcessorEvent>;

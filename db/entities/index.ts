@@ -47,7 +47,7 @@ import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './binding
 import { RateLimitWindow } from './rate-limits.ts';
 import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
 import { Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature } from './safe-treasuries.ts';
-import { CreditLedgerEntry, CreditLot, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage } from './billing.ts';
+import { CreditLedgerEntry, CreditLot, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage, ProcessorEvent } from './billing.ts';
 
 export * from './org.ts';
 export * from './accounts.ts';
@@ -108,7 +108,7 @@ export const allEntities = [
   Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature,
   OrgRequestUsage,
   OrgLimitOverride,
-  OrgBillingAccount, CreditLot, CreditLedgerEntry,
+  OrgBillingAccount, CreditLot, CreditLedgerEntry, ProcessorEvent,
 ] as const;
 
 /**

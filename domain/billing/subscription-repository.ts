@@ -17,8 +17,9 @@ export async function holdingCounts(em: EntityManager, orgId: string, monthStart
   return { teamMembers: row.members, intentTransactions: row.transactions, wallets: row.wallets, shares: row.shares };
 }
 
-/** The plan as stored: the tier set and when a paid one ends (the tier in force is planRow's). */
-export async function storedPlan(em: EntityManager, orgId: string): Promise<{ tier: string; periodEnd: Date | null } | undefined> {
-  const row = await query(em).selectFrom('organizations').select(['billing_tier', 'billing_period_end']).where('id', '=', orgId).executeTakeFirst();
-  return row ? { tier: row.billing_tier, periodEnd: row.billing_period_end } : undefined;
+/** The plan as stored: the tier set, when a paid one ends (the tier in force is planRow's), and the processor subscription's interval. */
+export async function storedPlan(em: EntityManager, orgId: string): Promise<{ tier: string; periodEnd: Date | null; interval: string | null } | undefined> {
+  const row = await query(em).selectFrom('organizations as o').leftJoin('org_billing_accounts as a', 'a.org_id', 'o.id')
+    .select(['o.billing_tier', 'o.billing_period_end', 'a.billing_interval']).where('o.id', '=', orgId).executeTakeFirst();
+  return row ? { tier: row.billing_tier, periodEnd: row.billing_period_end, interval: row.billing_interval ?? null } : undefined;
 }

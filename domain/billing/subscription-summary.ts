@@ -1,8 +1,8 @@
 // GET /v1/billing/subscription (reference facts §16, the [S] flat form): the plan and its state,
 // the prepaid credit balance, how overage is paid, and what the organization uses against each cap
-// (the tier's, or the operator's override in force). Until a payment processor holds
-// subscriptions, a plan is one an operator set: no billing interval, status `active` while a paid
-// tier's period runs, `expired` after it, `none` on free.
+// (the tier's, or the operator's override in force). Status `active` while a paid tier's period
+// runs, `expired` after it, `none` on free; the billing interval when the payment processor holds
+// the subscription (none for a plan an operator set).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { notFound } from '../errors.ts';
 import { TIER_LIMITS, type LimitedResource, type Tier } from '../limits/tier-limits.ts';
@@ -23,6 +23,8 @@ export type SubscriptionSummary = {
   tier: Tier;
   status: 'active' | 'expired' | 'none';
   periodEnd: Date | null;
+  /** The processor subscription's billing interval; null for a plan an operator set. */
+  interval: 'monthly' | 'yearly' | null;
   creditBalanceMicros: number;
   overageMethod: OverageMethod;
   usage: Record<'requests' | 'secrets' | 'agents' | 'vaults' | 'team_members' | 'intent_transactions' | 'wallets' | 'shares', Meter>;
@@ -53,6 +55,7 @@ export class BillingSubscription {
       tier: plan.tier,
       status: stored.tier === 'free' ? 'none' : plan.tier === 'free' ? 'expired' : 'active',
       periodEnd: stored.tier === 'free' ? null : stored.periodEnd,
+      interval: stored.tier === 'free' ? null : (stored.interval as 'monthly' | 'yearly' | null),
       creditBalanceMicros: balance.balanceMicros,
       overageMethod,
       usage: {

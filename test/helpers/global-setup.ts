@@ -1,7 +1,7 @@
 // Once per test run: a fake SMTP server, then the real stack via the dev launcher.
 import fs from 'node:fs';
 import path from 'node:path';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { startFakeSmtp } from './fake-smtp.ts';
 import { freePort, makeDataDir, spawnEntry, stopGroup, waitFor, type StackInfo } from './stack.ts';
 import { createSoftHsmToken } from './softhsm.ts';
@@ -10,6 +10,7 @@ import { startFakeSwapAggregator } from './fake-swap-aggregator.ts';
 import { startFakeAiServer } from './fake-ai-server.ts';
 import { DEFAULT_STACK_REPLY, shareAiServer, STACK_AI_KEY, STACK_AI_MODEL, STACK_AI_PRICES } from './shared-ai-server.ts';
 import { STACK_WEBAUTHN } from './software-authenticator.ts';
+import { startStripeMock } from './stripe-mock.ts';
 
 /** TEST_KMS_BACKEND=pkcs11 runs the stack with a fresh SoftHSM2 token instead of the local key backend. */
 function kmsEnv(dataDir: string): Record<string, string> {
@@ -45,6 +46,11 @@ export default async function globalSetup(): Promise<void> {
   // The default model provider (ai_generate steps without their own, the automation assistant).
   const ai = await startFakeAiServer('openai', { apiKey: STACK_AI_KEY, defaultReply: DEFAULT_STACK_REPLY });
   shareAiServer(ai);
+  // The payment processor, as a deployment with billing has it: Stripe's API mock, and a webhook
+  // secret test/integration/payment-processor.test.ts signs events with.
+  const stripe = await startStripeMock();
+  const stripeWebhookSecret = `whsec_${randomBytes(24).toString('hex')}`;
+  process.env.TEST_STRIPE_WEBHOOK_SECRET = stripeWebhookSecret;
   // docs/operations.md scrapes the stack's /metrics (the api's and the worker's, one process).
   const metricsPort = await freePort();
   const child = spawnEntry('workers/dev.ts', {
@@ -73,12 +79,14 @@ export default async function globalSetup(): Promise<void> {
     CHAIN_RPC_URLS: 'pinned-testnet=https://pinned.example.test/v2/pinned-key-0123456789abcdef',
     AI_PROVIDER: 'openai', AI_BASE_URL: ai.baseUrl, AI_API_KEY: STACK_AI_KEY, AI_MODEL: STACK_AI_MODEL, AI_PRICES: JSON.stringify(STACK_AI_PRICES),
     // Passkeys: test/helpers/software-authenticator.ts signs for this rp id and these origins.
+    STRIPE_SECRET_KEY: 'sk_test_stack', STRIPE_WEBHOOK_SECRET: stripeWebhookSecret, STRIPE_API_URL: stripe.url,
+    BILLING_RETURN_URL: 'https://app.example.test/billing',
     WEBAUTHN_RP_ID: STACK_WEBAUTHN.rpId, WEBAUTHN_ORIGINS: `${STACK_WEBAUTHN.origin},${STACK_WEBAUTHN.otherOrigin}`,
     ...googleEnv(dataDir),
     ...kmsEnv(dataDir),
   }, logFile);
   const g = globalThis as { __stack?: unknown };
-  g.__stack = { child, smtp, swaps, ai };
+  g.__stack = { child, smtp, swaps, ai, stripe };
   try {
     const info = await waitFor<StackInfo>('test stack', 300_000, () => (fs.existsSync(readyFile) && fs.statSync(readyFile).size > 0
       ? JSON.parse(fs.readFileSync(readyFile, 'utf8')) as StackInfo : undefined), () => child.exitCode !== null);
@@ -96,6 +104,7 @@ export default async function globalSetup(): Promise<void> {
     await smtp.close();
     await swaps.stop();
     await ai.stop();
+    await stripe.stop();
     const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').slice(-4000) : '';
     throw new Error(`${(e as Error).message}\n--- stack log ---\n${tail}`);
   }

@@ -6,7 +6,7 @@ import { coverageFile, uncoveredReferenceOperations } from './response-check.ts'
 type GlobalConfig = { testPathPatterns?: { patterns?: string[] } };
 
 export default async function globalTeardown(globalConfig: GlobalConfig): Promise<void> {
-  const g = globalThis as { __stack?: { child: ChildProcess; smtp: { close: () => Promise<void> }; swaps: { stop: () => Promise<void> }; ai?: { stop: () => Promise<void> } } };
+  const g = globalThis as { __stack?: { child: ChildProcess; smtp: { close: () => Promise<void> }; swaps: { stop: () => Promise<void> }; ai?: { stop: () => Promise<void> }; stripe?: { stop: () => Promise<void> } } };
   if (!g.__stack) return;
   // The 1Claw contract (issue 8 §5): after a full run, every operation we implement that the
   // reference describes must have had a success answer checked against the reference's schema.
@@ -20,6 +20,7 @@ export default async function globalTeardown(globalConfig: GlobalConfig): Promis
   await g.__stack.smtp.close();
   await g.__stack.swaps.stop();
   await g.__stack.ai?.stop();
+  await g.__stack.stripe?.stop();
   const dir = process.env.TEST_DATA_DIR;
   if (dir) printStackErrors(`${dir}/stack.log`);
   if (dir && process.env.KEEP_TEST_DATA !== '1') fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
