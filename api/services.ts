@@ -2,6 +2,9 @@
 // pipeline's stages get what they check with, and handlers get one object per domain area whose
 // methods are the commands. Handlers never see a pool, a key or a cache.
 import type { OrgLimitCommands } from '../domain/limits/org-limit-commands.ts';
+import type { SettingsCommands } from '../domain/admin/settings-commands.ts';
+import type { AdminUserList } from '../domain/admin/user-list.ts';
+import type { AdminUserDeletion } from '../domain/admin/user-deletion.ts';
 import type { Config } from '../domain/config.ts';
 import type { Kms } from '../domain/crypto/kms/kms.ts';
 import type { Logger } from '../domain/log.ts';
@@ -160,6 +163,9 @@ export type ApiServices = {
   /** Organizations' plans, set by platform operators (until billing lands). */
   billingTiers: BillingTierCommands;
   orgLimits: OrgLimitCommands;
+  settings: SettingsCommands;
+  adminUsers: AdminUserList;
+  adminUserDeletion: AdminUserDeletion;
   /** Agents' signing keys: provision, list, rotate, deactivate, export. */
   signingKeys: SigningKeyCommands;
   /** GET …/signing-keys/{chain}/balance. */

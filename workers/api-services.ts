@@ -1,6 +1,9 @@
 // The api process's composition root: every cache, limiter, key and domain area is built here,
 // once, and handed to the HTTP layer. Nothing below api/ builds its own.
 import { OrgLimitCommands } from '../domain/limits/org-limit-commands.ts';
+import { SettingsCommands } from '../domain/admin/settings-commands.ts';
+import { AdminUserList } from '../domain/admin/user-list.ts';
+import { AdminUserDeletion } from '../domain/admin/user-deletion.ts';
 import type { Client } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../domain/config.ts';
@@ -190,6 +193,9 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     chains,
     billingTiers: new BillingTierCommands({ db, audit: actionAudit, operators: platformOperators }),
     orgLimits: new OrgLimitCommands({ db, audit: actionAudit, operators: platformOperators }),
+    settings: new SettingsCommands({ db, audit: actionAudit, operators: platformOperators }),
+    adminUsers: new AdminUserList({ db, operators: platformOperators }),
+    adminUserDeletion: new AdminUserDeletion({ db, audit: actionAudit, operators: platformOperators, revocations, apiKeys, deletion: accounts }),
     // Export re-confirms like DELETE /v1/auth/me: the password or a rat_ token (signing_key.export).
     signingKeys: new SigningKeyCommands({ db, kms: core.kms, audit: actionAudit, log, stepUp }),
     keyBalances: new KeyBalances({ db, rpc: intentParts.chainRpc, families: chainFamilies }),

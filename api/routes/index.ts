@@ -36,6 +36,7 @@ import { keyRotationRoutes } from './vaults/key-rotation.ts';
 import { cmekRoutes } from './vaults/cmek.ts';
 import { billingTierRoutes } from './admin/billing-tier.ts';
 import { orgLimitRoutes } from './admin/org-limits.ts';
+import { settingRoutes } from './admin/settings.ts';
 import { billingUsageRoutes } from './billing/usage.ts';
 import { billingCreditRoutes } from './billing/credits.ts';
 import { billingCheckoutRoutes } from './billing/checkout.ts';
@@ -59,7 +60,7 @@ export function allRoutes(): RouteDef[] {
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
-    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...billingUsageRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes,
+    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...settingRoutes, ...billingUsageRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes,
     ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,
     ...treasuryRoutes, ...treasuryAccessRoutes, ...treasuryProposalRoutes,

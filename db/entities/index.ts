@@ -48,6 +48,7 @@ import { RateLimitWindow } from './rate-limits.ts';
 import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
 import { Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature } from './safe-treasuries.ts';
 import { CreditLedgerEntry, CreditLot, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage, ProcessorEvent } from './billing.ts';
+import { PlatformSetting } from './platform.ts';
 
 export * from './org.ts';
 export * from './accounts.ts';
@@ -77,6 +78,7 @@ export * from './rate-limits.ts';
 export * from './treasury-wallets.ts';
 export * from './safe-treasuries.ts';
 export * from './billing.ts';
+export * from './platform.ts';
 export { PostgresConstraintNames } from './naming.ts';
 
 export const allEntities = [
@@ -109,6 +111,7 @@ export const allEntities = [
   OrgRequestUsage,
   OrgLimitOverride,
   OrgBillingAccount, CreditLot, CreditLedgerEntry, ProcessorEvent,
+  PlatformSetting,
 ] as const;
 
 /**

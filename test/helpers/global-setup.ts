@@ -69,10 +69,10 @@ export default async function globalSetup(): Promise<void> {
     SHARE_ACCESS_MAIL_WINDOW_SECONDS: '1',
     // test/integration/temporal-codec.test.ts signs this address up as the platform operator.
     // test/integration/chains.test.ts signs up chains-operator@ops.test, so the two files never race for one account.
-    // test/integration/billing-tier.test.ts signs up billing-operator@ops.test; org-limits.test.ts limits-operator@ops.test.
+    // test/integration/billing-tier.test.ts signs up billing-operator@ops.test; org-limits.test.ts limits-operator@ops.test; admin-settings.test.ts settings-operator@ops.test.
     // Each test file that points a chain at its own EVM node signs up its own operator (intents-*@ops.test); so do
     // the Intents tests of each chain family and treasury-wallets-families/-xrp, which point the seeded networks at their nodes.
-    PLATFORM_ADMIN_EMAILS: 'operator@ops.test,chains-operator@ops.test,billing-operator@ops.test,limits-operator@ops.test,intents-operator@ops.test,intents-steps-operator@ops.test,intents-mcp-operator@ops.test,sender-operator@ops.test,treasury-wallets-operator@ops.test,safe-operator@ops.test,safe-queue-operator@ops.test,mcp-safe-operator@ops.test,bitcoin-operator@ops.test,solana-operator@ops.test,xrp-operator@ops.test,treasury-xrp-operator@ops.test,treasury-families-operator@ops.test,tron-operator@ops.test,cardano-operator@ops.test',
+    PLATFORM_ADMIN_EMAILS: 'operator@ops.test,chains-operator@ops.test,billing-operator@ops.test,limits-operator@ops.test,settings-operator@ops.test,intents-operator@ops.test,intents-steps-operator@ops.test,intents-mcp-operator@ops.test,sender-operator@ops.test,treasury-wallets-operator@ops.test,safe-operator@ops.test,safe-queue-operator@ops.test,mcp-safe-operator@ops.test,bitcoin-operator@ops.test,solana-operator@ops.test,xrp-operator@ops.test,treasury-xrp-operator@ops.test,treasury-families-operator@ops.test,tron-operator@ops.test,cardano-operator@ops.test',
     SWAP_API_URL: swaps.url,
     SWAP_API_KEY,
     // test/integration/chains.test.ts creates this chain: its rpc_url comes from here and is never shown publicly.
