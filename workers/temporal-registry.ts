@@ -13,11 +13,12 @@ import { retentionArea } from '../activities/retention.ts';
 import { treasuryArea } from '../activities/treasury-wallets.ts';
 import { approvalsArea } from '../activities/approvals.ts';
 import { safeTreasuryArea } from '../activities/treasury.ts';
+import { billingArea } from '../activities/billing.ts';
 
 export type { TemporalArea, WorkerDeps } from '../activities/temporal-area.ts';
 
 export const TEMPORAL_AREAS: readonly TemporalArea[] = [
   mailArea, accountsArea, webhooksArea, automationsArea, sharesArea, keyRotationArea, transactionsArea, treasuryArea, safeTreasuryArea, approvalsArea,
-  // Last: its sweep only keeps the daily Schedule in place.
-  retentionArea,
+  // Last: their sweeps only keep the daily Schedules in place.
+  billingArea, retentionArea,
 ];

@@ -13,3 +13,4 @@ export { retentionPruneWorkflow } from './retention/retention-prune.ts';
 export { treasuryTransferWorkflow } from './treasury/treasury-transfer.ts';
 export { approvalWaitWorkflow } from './approvals/approval-wait.ts';
 export { treasuryProposalExpiryWorkflow, treasuryExecutionWorkflow } from './treasury/safe-proposal.ts';
+export { creditMaintenanceWorkflow } from './billing/credit-maintenance.ts';

@@ -116,3 +116,16 @@ export const ProcessorEvent = defineEntity({
   },
 });
 export type ProcessorEventRow = InferEntity<typeof ProcessorEvent>;
+
+export const CreditReminder = defineEntity({
+  name: 'CreditReminder',
+  tableName: 'credit_reminders',
+  properties: {
+    lot_id: () => p.manyToOne(CreditLot).mapToPk().fieldName('lot_id').primary().deleteRule('cascade'),
+    /** The threshold the reminder was for: 30 or 7 days before the lot expires. */
+    days_before: p.integer().primary().check('days_before IN (7, 30)'),
+    sent_at: p.datetime().defaultRaw('now()'),
+  },
+  primaryKeys: ['lot_id', 'days_before'],
+});
+export type CreditReminderRow = InferEntity<typeof CreditReminder>;

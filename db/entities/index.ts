@@ -47,7 +47,7 @@ import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './binding
 import { RateLimitWindow } from './rate-limits.ts';
 import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
 import { Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature } from './safe-treasuries.ts';
-import { CreditLedgerEntry, CreditLot, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage, ProcessorEvent } from './billing.ts';
+import { CreditLedgerEntry, CreditLot, CreditReminder, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage, ProcessorEvent } from './billing.ts';
 import { PlatformSetting } from './platform.ts';
 
 export * from './org.ts';
@@ -110,7 +110,7 @@ export const allEntities = [
   Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature,
   OrgRequestUsage,
   OrgLimitOverride,
-  OrgBillingAccount, CreditLot, CreditLedgerEntry, ProcessorEvent,
+  OrgBillingAccount, CreditLot, CreditLedgerEntry, ProcessorEvent, CreditReminder,
   PlatformSetting,
 ] as const;
 
