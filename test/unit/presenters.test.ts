@@ -31,12 +31,14 @@ function propertyNames(schema: unknown, all: Record<string, unknown>, seen = new
 
 // Agent memory entries carry a `value` too: agent data the agent itself wrote (the run engine
 // refuses to put a secret it read into memory), shown to the agent and its organization's admins.
-// SharedSecret is what opening a share returns (GET /v1/share/{id}).
-test('only the SecretValue, SharedSecret and the agent memory presenters have a value property', () => {
+// SharedSecret is what opening a share returns (GET /v1/share/{id}). A platform setting (Setting,
+// SettingsList: GET/PUT /v1/admin/settings, the reference's field name) is an operator's plain
+// configuration string, shown to operators only; docs/configuration.md says never to put a secret in one.
+test('only the SecretValue, SharedSecret, agent memory and platform setting presenters have a value property', () => {
   const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
   expect(Object.keys(schemas).length).toBeGreaterThan(10);
   const carrying = Object.entries(schemas).filter(([, s]) => propertyNames(s, schemas).has('value')).map(([id]) => id);
-  expect(carrying.sort()).toEqual(['MemoryEntry', 'MemoryEntryList', 'MemorySearchResults', 'SecretValue', 'SharedSecret']);
+  expect(carrying.sort()).toEqual(['MemoryEntry', 'MemoryEntryList', 'MemorySearchResults', 'SecretValue', 'Setting', 'SettingsList', 'SharedSecret']);
 });
 
 test('object shapes admit no extra properties, so no response can carry an undeclared field', () => {
