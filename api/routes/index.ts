@@ -37,6 +37,7 @@ import { cmekRoutes } from './vaults/cmek.ts';
 import { billingTierRoutes } from './admin/billing-tier.ts';
 import { orgLimitRoutes } from './admin/org-limits.ts';
 import { settingRoutes } from './admin/settings.ts';
+import { adminUserRoutes } from './admin/users.ts';
 import { billingUsageRoutes } from './billing/usage.ts';
 import { billingCreditRoutes } from './billing/credits.ts';
 import { billingCheckoutRoutes } from './billing/checkout.ts';
@@ -60,7 +61,7 @@ export function allRoutes(): RouteDef[] {
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
-    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...settingRoutes, ...billingUsageRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes,
+    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...settingRoutes, ...adminUserRoutes, ...billingUsageRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes,
     ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,
     ...treasuryRoutes, ...treasuryAccessRoutes, ...treasuryProposalRoutes,
