@@ -15,6 +15,8 @@ import { rateLimit } from './pipeline/rate-limit.ts';
 import { authenticate } from './pipeline/authenticate.ts';
 import { ipFilter } from './pipeline/ip-filter.ts';
 import { usage } from './pipeline/usage.ts';
+import { x402Payment } from './pipeline/x402.ts';
+import { billingEvents } from './pipeline/billing-events.ts';
 import { codecCors } from './pipeline/codec-cors.ts';
 import { dashboardPrefix } from './pipeline/dashboard-prefix.ts';
 import { readJsonBody } from './body.ts';
@@ -41,7 +43,7 @@ export function createApp(s: ApiServices): { app: Koa<RequestState>; router: Rou
   app.use(problemDetails(s.log));           //    every error below becomes problem details
   app.use(rateLimit(s.rateLimiter));        // 2. global rate limit
   app.use(codecCors(s.config));             //    CORS (and preflights) of the Temporal codec endpoint only
-  //                                           3. payment (x402): arrives with the billing issue
+  //                                           3. payment (x402): per route, see routeStages
   app.use(async (ctx, next) => {           //    nothing matched: 404 problem details
     await next();
     if (ctx.status === 404 && ctx.body === undefined) throw notFound('Route');
@@ -56,6 +58,8 @@ function routeStages(def: RouteDef, s: ApiServices, paths: PathRedactor): Middle
   const stages: Middleware<RequestState>[] = [
     async (ctx, next) => { ctx.state.routeLabel = `${def.method} ${def.path}`; ctx.state.route = def; await next(); },
   ];
+  if (s.billingEvents && def.billable) stages.push(billingEvents(s.billingEvents)); // the billing history's record (around 4-8: sees the charge and the final status)
+  if (def.billable) stages.push(x402Payment(s.x402, def.billable)); // 3. x402 payment, before authentication
   if (def.auth !== 'public') {
     stages.push(authenticate(def.auth, s)); // 4. authentication
     stages.push(ipFilter(s.ipRules));       // 5. IP filter

@@ -8,6 +8,7 @@ import type { Principal } from '../domain/auth/principal.ts';
 import type { ActionContext } from '../domain/audit/action-context.ts';
 import type { ApiServices } from './services.ts';
 import type { BillableAction } from '../domain/billing/request-prices.ts';
+import type { X402Settings } from '../domain/billing/x402-requirements.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** public: no credentials; user: a human's token or key; principal: a human or an agent. */
@@ -27,7 +28,14 @@ export type RequestState = {
   audited?: boolean;
   /** A handler's choice among its route's success statuses (`success.also`), e.g. 200 for a replay. */
   successStatus?: SuccessStatus;
+  /** A billable request's charge as stage 3 or 6 decided it (domain/billing/request-prices.ts). */
+  billing?: RequestCharge;
+  /** Stage 3 let a billable request through unpaid while x402 is on: stage 6 answers its 402 in x402 form. */
+  x402?: { settings: X402Settings; action: BillableAction; resource: string };
 };
+
+/** How a billable request was paid for: within the monthly quota, from prepaid credits, or by an x402 payment. */
+export type RequestCharge = { action: BillableAction; priceUsd: string; paidWith: 'quota' | 'credits' | 'x402' };
 
 export type AppContext = ParameterizedContext<RequestState>;
 

@@ -20,6 +20,8 @@ import type { BillingSubscription } from '../domain/billing/subscription-summary
 import type { BillingCheckout } from '../domain/billing/billing-checkout.ts';
 import type { BillingWebhooks } from '../domain/billing/billing-webhooks.ts';
 import type { BillingUsage } from '../domain/billing/usage-summary.ts';
+import type { BillingEventLog } from '../domain/billing/billing-event-log.ts';
+import type { BillingHistory } from '../domain/billing/billing-history.ts';
 import type { RateLimits } from '../domain/ratelimit/rate-limits.ts';
 import type { VaultCommands } from '../domain/vaults/vault-commands.ts';
 import type { MemberCommands } from '../domain/org/member-commands.ts';
@@ -48,6 +50,8 @@ import type { QuickDecide } from '../domain/approvals/quick-decide.ts';
 import type { MemoryCommands } from '../domain/memory/memory-commands.ts';
 import type { RunCommands } from '../domain/automations/run-commands.ts';
 import type { PlatformOperators } from '../domain/auth/platform-operators.ts';
+import type { X402Payments } from '../domain/billing/x402-payments.ts';
+import type { X402Admin } from '../domain/billing/x402-admin.ts';
 import type { TemporalCodecCommands } from '../domain/temporal/codec-commands.ts';
 import type { AutomationCommands } from '../domain/automations/automation-commands.ts';
 import type { AssistCommands } from '../domain/automations/assist/assist-commands.ts';
@@ -84,7 +88,14 @@ export type ApiServices = {
   quotaMeter: QuotaMeter | null;
   /** With quotas on: requests over the quota paid with prepaid credits (api/pipeline/usage.ts). */
   creditMeter: CreditMeter | null;
+  /** x402 pay-per-request (stage 3) and its settings for operators. */
+  x402: X402Payments;
+  x402Admin: X402Admin;
+  /** With quotas on: this process's record of billable requests, written in batches (api/pipeline/billing-events.ts); null: off. */
+  billingEvents: BillingEventLog | null;
   billingUsage: BillingUsage;
+  /** GET /v1/billing/history: the organization's latest billable requests. */
+  billingHistory: BillingHistory;
   billingCredits: BillingCredits;
   billingSubscription: BillingSubscription;
   billingCheckout: BillingCheckout;

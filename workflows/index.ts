@@ -14,3 +14,4 @@ export { treasuryTransferWorkflow } from './treasury/treasury-transfer.ts';
 export { approvalWaitWorkflow } from './approvals/approval-wait.ts';
 export { treasuryProposalExpiryWorkflow, treasuryExecutionWorkflow } from './treasury/safe-proposal.ts';
 export { creditMaintenanceWorkflow } from './billing/credit-maintenance.ts';
+export { x402SettleWorkflow } from './billing/x402-settle.ts';

@@ -3,7 +3,7 @@
 // The month's usage against the plan's request quota (GET /v1/billing/usage). An operator's
 // overrides of an organization's limits (GET/PUT /v1/admin/orgs/{org_id}/limits).
 import { z } from 'zod';
-import { shape, uuid, optionalTimestamp, isoOrOmit } from './registry.ts';
+import { shape, uuid, timestamp, optionalTimestamp, isoOrOmit } from './registry.ts';
 import { TIERS } from '../../domain/limits/tier-limits.ts';
 import type { BillingTierView } from '../../domain/org/billing-tier-commands.ts';
 import type { UsageSummary } from '../../domain/billing/usage-summary.ts';
@@ -11,6 +11,7 @@ import type { OrgLimitsView } from '../../domain/limits/org-limit-commands.ts';
 import { requestQuotaOf } from '../../domain/billing/request-quotas.ts';
 import type { CreditBalance, CreditLedgerPage } from '../../domain/billing/credit-commands.ts';
 import type { SubscriptionSummary } from '../../domain/billing/subscription-summary.ts';
+import type { BillingEventView } from '../../domain/billing/billing-history.ts';
 import { microsToCents, microsToUsd } from '../../domain/billing/money.ts';
 
 export const OrgBillingTierSchema = shape('OrgBillingTier', z.object({
@@ -128,6 +129,33 @@ export function presentCreditTransactions(p: CreditLedgerPage): z.output<typeof 
       description: e.description, created_at: e.created_at.toISOString(),
     })),
     page: Math.floor(p.offset / p.limit) + 1, limit: p.limit, offset: p.offset, total: p.total,
+  };
+}
+
+export const BillingHistorySchema = shape('BillingHistory', z.object({
+  events: z.array(z.object({
+    id: uuid,
+    principal_type: z.enum(['user', 'agent']),
+    principal_id: z.string(),
+    method: z.string(),
+    /** The route's pattern (e.g. /v1/vaults/:vault_id/secrets/*path), never the request's path. */
+    endpoint: z.string(),
+    /** The status the request was answered with. */
+    status_code: z.number().int(),
+    /** The route's price, exact (a read is 0.001). */
+    price_usd: z.string(),
+    /** True when paid beyond the monthly quota (prepaid credits or x402); false within the quota. */
+    is_paid: z.boolean(),
+    created_at: timestamp,
+  })),
+}), "The organization's latest billable requests, newest first");
+
+export function presentBillingHistory(events: BillingEventView[]): z.output<typeof BillingHistorySchema> {
+  return {
+    events: events.map((e) => ({
+      id: e.id, principal_type: e.principal_type as 'user' | 'agent', principal_id: e.principal_id, method: e.method, endpoint: e.endpoint,
+      status_code: e.status_code, price_usd: microsToUsd(Number(e.price_micros)), is_paid: e.paid_with !== 'quota', created_at: e.created_at.toISOString(),
+    })),
   };
 }
 

@@ -39,8 +39,10 @@ import { orgLimitRoutes } from './admin/org-limits.ts';
 import { settingRoutes } from './admin/settings.ts';
 import { adminUserRoutes } from './admin/users.ts';
 import { billingUsageRoutes } from './billing/usage.ts';
+import { billingHistoryRoutes } from './billing/history.ts';
 import { billingCreditRoutes } from './billing/credits.ts';
 import { billingCheckoutRoutes } from './billing/checkout.ts';
+import { x402AdminRoutes } from './admin/x402.ts';
 import { signingKeyRoutes } from './agents/signing-keys.ts';
 import { signRoutes } from './agents/sign.ts';
 import { transactionRoutes } from './agents/transactions.ts';
@@ -61,7 +63,7 @@ export function allRoutes(): RouteDef[] {
     ...webhookRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
-    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...settingRoutes, ...adminUserRoutes, ...billingUsageRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes,
+    ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...settingRoutes, ...adminUserRoutes, ...billingUsageRoutes, ...billingHistoryRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes, ...x402AdminRoutes,
     ...chainRoutes, ...adminChainRoutes,
     ...runRoutes,
     ...treasuryRoutes, ...treasuryAccessRoutes, ...treasuryProposalRoutes,

@@ -47,8 +47,9 @@ import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './binding
 import { RateLimitWindow } from './rate-limits.ts';
 import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
 import { Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature } from './safe-treasuries.ts';
-import { CreditLedgerEntry, CreditLot, CreditReminder, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage, ProcessorEvent } from './billing.ts';
+import { BillingEvent, CreditLedgerEntry, CreditLot, CreditReminder, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage, ProcessorEvent } from './billing.ts';
 import { PlatformSetting } from './platform.ts';
+import { X402Config, X402Payment } from './x402.ts';
 
 export * from './org.ts';
 export * from './accounts.ts';
@@ -79,6 +80,7 @@ export * from './treasury-wallets.ts';
 export * from './safe-treasuries.ts';
 export * from './billing.ts';
 export * from './platform.ts';
+export * from './x402.ts';
 export { PostgresConstraintNames } from './naming.ts';
 
 export const allEntities = [
@@ -111,7 +113,9 @@ export const allEntities = [
   OrgRequestUsage,
   OrgLimitOverride,
   OrgBillingAccount, CreditLot, CreditLedgerEntry, ProcessorEvent, CreditReminder,
+  BillingEvent,
   PlatformSetting,
+  X402Config, X402Payment,
 ] as const;
 
 /**

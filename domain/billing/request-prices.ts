@@ -10,3 +10,15 @@ export const REQUEST_PRICES = {
 } as const;
 
 export type BillableAction = keyof typeof REQUEST_PRICES;
+
+/**
+ * What an x402 payment for one request costs, in USD (the reference's x-payment-info prices: a
+ * payment per request carries its settlement cost, so it is above the prepaid-credit price).
+ */
+export const X402_PRICES: Record<BillableAction, string> = {
+  read_secret: '0.0015',
+  write_secret: '0.0075',
+  create_share: '0.003',
+  access_share: '0.0015',
+  query_audit: '0.0008',
+};
