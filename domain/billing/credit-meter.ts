@@ -89,6 +89,18 @@ export class CreditMeter {
     return this.flushing;
   }
 
+  /**
+   * Gives back what this process holds of `orgId`'s credits now (it stopped paying overage with
+   * them): its next payment leases again, which the new method refuses.
+   */
+  async release(orgId: string): Promise<void> {
+    const c = this.orgs.get(orgId);
+    if (!c) return;
+    await c.leasing?.catch(() => {});
+    c.lastUse = Number.NEGATIVE_INFINITY; // idle for as long as can be: the next settle returns its budget
+    await this.flush();
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await Promise.all([...this.orgs.values()].map((c) => c.leasing?.catch(() => {})));

@@ -83,3 +83,17 @@ test('idle budget goes back; spending a failed report did not deliver is sent wi
   expect(store.leased).toBe(0);
   expect(store.balance).toBe(97_000);
 });
+
+test('release gives the budget back at once, with what was spent; the next payment leases again', async () => {
+  const store = new MemoryCredits(1_000_000);
+  const m = meter(store);
+  expect(await m.pay('org', 1_000)).not.toBeNull();
+  expect(store.leased).toBeGreaterThan(1_000);
+  await m.release('org');
+  expect(store.leased).toBe(0);
+  expect(store.balance).toBe(999_000);
+  await m.release('unknown-org'); // nothing held: nothing to do
+  store.balance = 0; // the organization no longer pays with credits: leases grant nothing
+  store.leased = 0;
+  expect(await m.pay('org', 1_000)).toBeNull();
+});

@@ -44,7 +44,11 @@ export const billingCreditRoutes = [
     body: overageBody,
     success: { status: 200, description: 'The method now in use', schema: OverageMethodSchema },
     errors: { 400: 'method missing or not credits or x402', 403: 'Only organization owners and admins can do this' },
-    handler: async ({ body, action, services: s }) =>
-      ({ overage_method: await s.billingCredits.setOverageMethod(action, (body.method ?? body.overage_method)!) }),
+    handler: async ({ body, action, principal, services: s }) => {
+      const method = await s.billingCredits.setOverageMethod(action, (body.method ?? body.overage_method)!);
+      // Credits this process leased under the old method go back now (others': at their next lease).
+      if (method === 'x402') await s.creditMeter?.release(principal.orgId);
+      return { overage_method: method };
+    },
   }),
 ];
