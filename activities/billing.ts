@@ -8,14 +8,15 @@ import { expireStep, remindStep } from '../domain/billing/credit-expiry.ts';
 import { BILLING_TASK_QUEUE, CreditSchedule } from '../domain/billing/client.ts';
 import { settleRecorded } from '../domain/billing/x402-payments.ts';
 import { X402Facilitator } from '../domain/billing/x402-facilitator.ts';
+import type { ChainRequests } from '../domain/billing/x402-settlement-lookup.ts';
 import type { TemporalArea, WorkerDeps } from './temporal-area.ts';
 
-export function createBillingActivities(d: { em: () => EntityManager; mailer: Mailer; facilitator: X402Facilitator }) {
+export function createBillingActivities(d: { em: () => EntityManager; mailer: Mailer; facilitator: X402Facilitator; chain?: ChainRequests }) {
   return {
     expireCredits: () => expireStep(d.em),
     remindCredits: (days: 7 | 30) => remindStep(d.em, d.mailer, days),
     /** An x402 settlement again (workflows/billing/x402-settle.ts): idempotent, a settled payment is left alone. */
-    settleX402Payment: (digest: string) => settleRecorded(d.em(), d.facilitator, digest),
+    settleX402Payment: (digest: string) => settleRecorded(d.em(), d.facilitator, digest, d.chain),
   };
 }
 export type BillingActivities = ReturnType<typeof createBillingActivities>;
@@ -25,7 +26,7 @@ const schedules = new WeakMap<WorkerDeps['temporal'], CreditSchedule>();
 
 export const billingArea: TemporalArea = {
   taskQueue: BILLING_TASK_QUEUE,
-  activities: (d) => createBillingActivities({ em: d.em, mailer: new Mailer(new MailClient(d.temporal, d.log), d.mailKey), facilitator: new X402Facilitator(d.outbound) }),
+  activities: (d) => createBillingActivities({ em: d.em, mailer: new Mailer(new MailClient(d.temporal, d.log), d.mailKey), facilitator: new X402Facilitator(d.outbound), chain: d.chainRpc }),
   async redrive(d) {
     let s = schedules.get(d.temporal);
     if (!s) schedules.set(d.temporal, s = new CreditSchedule(d.temporal));

@@ -12,6 +12,7 @@ import type { BillableAction } from './request-prices.ts';
 import type { PresentedPayment } from './x402-payment-header.ts';
 import { Problem } from '../errors.ts';
 import { FacilitatorUnavailable, type X402Facilitator } from './x402-facilitator.ts';
+import { findSettlement, type ChainRequests } from './x402-settlement-lookup.ts';
 import { paymentRequired, requirementsV1, requirementsV2, type X402Settings } from './x402-requirements.ts';
 import {
   claimPayment, loadX402Settings, markSettleFailed, markSettled, paymentByDigest, recordPayer, releasePayment,
@@ -19,6 +20,9 @@ import {
 
 /** How long a process keeps the settings before reading them again (a change reaches every api process within this). */
 export const SETTINGS_TTL_MS = 5_000;
+
+/** Clock difference allowed between the payer and this service. */
+const VALIDITY_SLACK_SECONDS = 30;
 
 export type AcceptedPayment = {
   digest: string; payment: Record<string, unknown>; requirements: Record<string, unknown>;
@@ -58,6 +62,13 @@ export class X402Payments {
   async accept(s: X402Settings, action: BillableAction, presented: PresentedPayment, resource: string, route: string): Promise<AcceptedPayment> {
     const requirements: Record<string, unknown> = presented.version === 1 ? requirementsV1(s, action, resource) : requirementsV2(s, action);
     const amount = String(requirements.maxAmountRequired ?? requirements.amount);
+    // A payment is claimed for as long as its row is kept; an authorization that outlives the
+    // asked timeout could be presented again after its settled row is pruned (the chain's nonce
+    // check is then the only guard), so one is refused.
+    const validBefore = Number((presented.payment.payload as { authorization?: { validBefore?: unknown } }).authorization?.validBefore);
+    if (Number.isFinite(validBefore) && validBefore > this.now() / 1000 + s.maxTimeoutSeconds + VALIDITY_SLACK_SECONDS) {
+      throw paymentRequired(s, action, resource, `The payment is valid for too long: at most ${s.maxTimeoutSeconds} seconds from now`);
+    }
     const claim = { digest: presented.digest, orgId: null, route, amount, network: s.network, payment: presented.payment, requirements };
     if (!(await claimPayment(this.d.db(), claim))) throw paymentRequired(s, action, resource, 'This payment was already used: sign a new one');
     const facilitatorUrl = s.facilitatorUrl!;
@@ -109,8 +120,10 @@ export class X402Payments {
 /**
  * One retry of a failed settlement (the workflow's activity): settled, or a throw to be retried.
  * 'gone' when there is nothing to settle (released, or deleted with its organization's data).
+ * Re-delivered after a crash, it asks again: the facilitator refuses a payment it settled, and
+ * the chain (when the chains table knows the network) shows whether it landed.
  */
-export async function settleRecorded(em: EntityManager, facilitator: X402Facilitator, digest: string): Promise<'settled' | 'gone'> {
+export async function settleRecorded(em: EntityManager, facilitator: X402Facilitator, digest: string, chain?: ChainRequests): Promise<'settled' | 'gone'> {
   const p = await paymentByDigest(em, digest);
   if (!p) return 'gone';
   if (p.status === 'settled') return 'settled';
@@ -126,6 +139,12 @@ export async function settleRecorded(em: EntityManager, facilitator: X402Facilit
     error = r.errorReason ?? 'settle refused';
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);
+  }
+  // Refused now, it may have landed before (an answer lost): the chain says.
+  const landed = chain ? await findSettlement(chain, p.requirements, p.payment).catch(() => null) : null;
+  if (landed) {
+    await markSettled(em, digest, landed);
+    return 'settled';
   }
   await markSettleFailed(em, digest, error);
   throw new Error(`settlement failed: ${error}`);

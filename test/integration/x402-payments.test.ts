@@ -32,9 +32,11 @@ let secretUrl: string;
 let orgId: string;
 
 /** fetch that pays 402s with x402 as the payer, remembering the payment headers it sent. */
+const payerClient = () => new x402Client().register(facilitator.network, new ExactEvmScheme(toClientEvmSigner(payer)))
+  .setSpendControls({ allowedAssets: [{ network: facilitator.network, asset: token.address, maxAmountPerPayment: '100000' }] });
+
 function payingFetch(sent: string[]): typeof fetch {
-  const client = new x402Client().register(facilitator.network, new ExactEvmScheme(toClientEvmSigner(payer)))
-    .setSpendControls({ allowedAssets: [{ network: facilitator.network, asset: token.address, maxAmountPerPayment: '100000' }] });
+  const client = payerClient();
   const recording: typeof fetch = async (input, init) => {
     const req = new Request(input, init);
     const sig = req.headers.get('payment-signature');
@@ -187,3 +189,38 @@ test('a request that fails gives its payment back; a settlement that fails is re
   const attempts = await stack.pool.query('SELECT attempts FROM x402_payments ORDER BY created_at');
   expect(attempts.rows.map((r: { attempts: number }) => r.attempts)).toEqual([1, 2]);
 }, 90_000);
+
+test('an authorization valid for longer than the payment asked is refused, and nothing is claimed', async () => {
+  const asked = await call('GET', secretUrl, { base });
+  const required = JSON.parse(Buffer.from(asked.headers.get('payment-required')!, 'base64').toString('utf8'));
+  required.accepts[0].maxTimeoutSeconds = 3600;
+  const payment = await payerClient().createPaymentPayload(required);
+  const before = (await payments()).length;
+  const r = await call('GET', secretUrl, { base, token: owner, headers: { 'payment-signature': Buffer.from(JSON.stringify(payment)).toString('base64') } });
+  expect(r.status).toBe(402);
+  expect(r.body.error).toContain('valid for too long');
+  expect(await payments()).toHaveLength(before);
+});
+
+test("a settlement whose answer was lost is found on chain by the retry, on a worker started after the first was killed: paid once", async () => {
+  // The chains table knows the local node, so the retry can look for the settlement there.
+  const chain = await call('POST', '/v1/admin/chains', { base, token: operator, body: { name: 'x402-local', chain_id: node.chainId, rpc_url: node.url } });
+  expect(chain.status).toBe(201);
+  await stack.killWorker();
+  const before = await token.balanceOf(payTo);
+  facilitator.failNextSettles(1, { afterSettling: true }); // settled on chain, the answer lost
+  const paid = await payingFetch([])(`${base}${secretUrl}`, { headers: { authorization: `Bearer ${owner}` } });
+  expect(paid.status).toBe(200);
+  expect(paid.headers.get('payment-response')).toBeNull();
+  expect(await token.balanceOf(payTo)).toBe(before + 1500n);
+  const last = async () => (await stack.pool.query('SELECT status, transaction FROM x402_payments ORDER BY created_at DESC LIMIT 1')).rows[0];
+  expect((await last()).status).toBe('settle_failed');
+
+  stack.startWorker();
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline && (await last()).status !== 'settled') await new Promise((r) => setTimeout(r, 200));
+  const row = await last();
+  expect(row.status).toBe('settled');
+  expect(row.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+  expect(await token.balanceOf(payTo)).toBe(before + 1500n);
+}, 120_000);
