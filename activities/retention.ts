@@ -3,7 +3,9 @@
 // the Schedule in place (domain/retention/client.ts).
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../domain/log.ts';
-import { pruneExecutionEventsStep, pruneOutboxStep, type PruneBounds, DEFAULT_BOUNDS } from '../domain/retention/prune.ts';
+import {
+  pruneBillingEventsStep, pruneExecutionEventsStep, pruneOutboxStep, pruneX402PaymentsStep, type PruneBounds, DEFAULT_BOUNDS,
+} from '../domain/retention/prune.ts';
 import { RETENTION_TASK_QUEUE, RetentionSchedule } from '../domain/retention/client.ts';
 import type { TemporalArea, WorkerDeps } from './temporal-area.ts';
 
@@ -20,6 +22,16 @@ export function createRetentionActivities(d: RetentionActivityDeps) {
     async pruneExecutionEvents() {
       const s = await pruneExecutionEventsStep(d.em, d.retentionDays, bounds);
       if (s.executionEvents > 0) d.log.info('retention: pruned execution events', { execution_events: s.executionEvents, days: d.retentionDays });
+      return s;
+    },
+    async pruneBillingEvents() {
+      const s = await pruneBillingEventsStep(d.em, d.retentionDays, bounds);
+      if (s.billingEvents > 0) d.log.info('retention: pruned billing history', { billing_events: s.billingEvents, days: d.retentionDays });
+      return s;
+    },
+    async pruneX402Payments() {
+      const s = await pruneX402PaymentsStep(d.em, d.retentionDays, bounds);
+      if (s.x402Payments > 0) d.log.info('retention: pruned settled x402 payments', { x402_payments: s.x402Payments, days: d.retentionDays });
       return s;
     },
   };

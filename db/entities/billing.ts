@@ -148,6 +148,10 @@ export const BillingEvent = defineEntity({
     paid_with: p.text().check("paid_with IN ('quota','credits','x402')"),
     created_at: p.datetime().defaultRaw('clock_timestamp()'),
   },
-  indexes: [{ name: 'billing_events_by_org', properties: ['org_id', 'created_at'] }],
+  indexes: [
+    { name: 'billing_events_by_org', properties: ['org_id', 'created_at'] },
+    /** Retention's oldest-first prune (migration 0051). */
+    { name: 'billing_events_created_idx', properties: ['created_at'] },
+  ],
 });
 export type BillingEventRow = InferEntity<typeof BillingEvent>;

@@ -43,6 +43,10 @@ export const X402Payment = defineEntity({
     created_at: p.datetime().defaultRaw('now()'),
     settled_at: p.datetime().nullable(),
   },
-  indexes: [{ name: 'x402_payments_status_idx', properties: ['status', 'created_at'] }],
+  indexes: [
+    { name: 'x402_payments_status_idx', properties: ['status', 'created_at'] },
+    /** Retention's prune of settled proofs (migration 0051). */
+    { name: 'x402_payments_settled_idx', properties: ['settled_at'], where: "status = 'settled'" },
+  ],
 });
 export type X402PaymentRow = InferEntity<typeof X402Payment>;

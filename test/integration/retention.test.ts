@@ -1,9 +1,10 @@
 // Retention (domain/retention): what the daily prune deletes and what it keeps.
 //   - On a database of its own (migrated here, no dispatcher), with batches of 3 rows: dispatched
-//     events, finished deliveries (with their attempts) and execution events older than
-//     RETENTION_DAYS go; recent ones, undispatched events, pending deliveries (and their events),
-//     deliveries finished recently, and the audit log stay. A second run deletes nothing more,
-//     and RETENTION_DAYS=0 deletes nothing at all.
+//     events, finished deliveries (with their attempts), execution events, billing history and
+//     x402 payments settled older than RETENTION_DAYS go; recent ones, undispatched events, pending
+//     deliveries (and their events), deliveries finished recently, x402 payments not settled
+//     (verifying, settle_failed) or settled recently, and the audit log stay. A second run deletes
+//     nothing more, and RETENTION_DAYS=0 deletes nothing at all.
 //   - On the test stack: the worker keeps a daily Schedule, and a run of it prunes the stack's
 //     own old execution events while the organization's audit chain still verifies.
 import { randomUUID } from 'node:crypto';
@@ -21,8 +22,9 @@ afterAll(closeDb);
 const quiet: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
 /** What the workflow does (workflows/retention/retention-prune.ts): steps until each part is done. */
-async function runPrune(a: RetentionActivities): Promise<{ events: number; deliveries: number; executionEvents: number; steps: number }> {
-  const t = { events: 0, deliveries: 0, executionEvents: 0, steps: 0 };
+type Totals = { events: number; deliveries: number; executionEvents: number; billingEvents: number; x402Payments: number; steps: number };
+async function runPrune(a: RetentionActivities): Promise<Totals> {
+  const t = { events: 0, deliveries: 0, executionEvents: 0, billingEvents: 0, x402Payments: 0, steps: 0 };
   let after = '0';
   for (;;) {
     const s = await a.pruneOutbox(after);
@@ -36,6 +38,18 @@ async function runPrune(a: RetentionActivities): Promise<{ events: number; deliv
     const s = await a.pruneExecutionEvents();
     t.steps++;
     t.executionEvents += s.executionEvents;
+    if (s.done) break;
+  }
+  for (;;) {
+    const s = await a.pruneBillingEvents();
+    t.steps++;
+    t.billingEvents += s.billingEvents;
+    if (s.done) break;
+  }
+  for (;;) {
+    const s = await a.pruneX402Payments();
+    t.steps++;
+    t.x402Payments += s.x402Payments;
     if (s.done) break;
   }
   return t;
@@ -81,8 +95,22 @@ describe('on a database of its own', () => {
     return id;
   }
   const ids = async (table: string) => new Set((await q(`SELECT id FROM ${table}`)).rows.map((r: { id: string }) => r.id));
+  async function billingEvent(createdDaysAgo: number): Promise<string> {
+    const id = randomUUID();
+    await q(`INSERT INTO billing_events (id, org_id, principal_type, principal_id, method, endpoint, status_code, price_micros, paid_with, created_at)
+      VALUES ($1, $2, 'agent', $3, 'GET', '/v1/vaults/:vault_id/secrets/*path', 200, 100, 'quota', $4)`, [id, org, agent, ago(createdDaysAgo)]);
+    return id;
+  }
+  async function x402Payment(status: string, createdDaysAgo: number, settledDaysAgo: number | null): Promise<string> {
+    const digest = randomUUID().replace(/-/g, '');
+    await q(`INSERT INTO x402_payments (digest, org_id, route, amount, network, status, payment, requirements, created_at, settled_at)
+      VALUES ($1, $2, '/v1/vaults/:vault_id/secrets/*path', '1000', 'eip155:8453', $3, '{}', '{}', $4, $5)`,
+    [digest, org, status, ago(createdDaysAgo), settledDaysAgo === null ? null : ago(settledDaysAgo)]);
+    return digest;
+  }
+  const digests = async () => new Set((await q('SELECT digest FROM x402_payments')).rows.map((r: { digest: string }) => r.digest));
 
-  test('old dispatched events, finished deliveries and execution events go, in batches; everything else stays', async () => {
+  test('old dispatched events, finished deliveries, execution events, billing history and settled x402 payments go, in batches; everything else stays', async () => {
     await q("INSERT INTO organizations (id, name) VALUES ($1, 'retention')", [org]);
     await q("INSERT INTO agents (id, org_id, name, status) VALUES ($1, $2, 'bot', 'active')", [agent, org]);
     await q("INSERT INTO webhooks (id, org_id, url, events, secret_sealed) VALUES ($1, $2, 'https://example.com/hook', '{secret.created}', '\\x00')", [webhook, org]);
@@ -118,6 +146,22 @@ describe('on a database of its own', () => {
         list.push(id);
       }
     }
+    // Billing history: seven rows older than 30 days go (three batches), four recent ones stay.
+    const oldBilling: string[] = [];
+    const newBilling: string[] = [];
+    for (const [list, days, n] of [[oldBilling, 45, 4], [oldBilling, 31, 3], [newBilling, 29, 2], [newBilling, 0, 2]] as const) {
+      for (let i = 0; i < n; i++) list.push(await billingEvent(days));
+    }
+    // x402 payments: settled over 30 days ago go; settled recently (a late retry of an old claim),
+    // still verifying, or failed to settle (however old) stay.
+    const oldSettled: string[] = [];
+    for (let i = 0; i < 4; i++) oldSettled.push(await x402Payment('settled', 40, 40 - i));
+    const keptPayments = [
+      await x402Payment('settled', 40, 2),
+      await x402Payment('settled', 1, 1),
+      await x402Payment('settle_failed', 400, null),
+      await x402Payment('verifying', 400, null),
+    ];
     // Audit events years old (the chain is not checked here; on the stack below it is).
     for (let i = 0; i < 5; i++) {
       await q(`INSERT INTO audit_events (id, chain_key, org_id, action, created_at, prev_hash, integrity_hash)
@@ -126,7 +170,9 @@ describe('on a database of its own', () => {
 
     const activities = createRetentionActivities({ em: () => pgEm(pool), retentionDays: 30, log: quiet, bounds: { batch: 3, batchesPerStep: 2 } });
     const first = await runPrune(activities);
-    expect(first).toMatchObject({ events: gone.length, deliveries: oldDeliveries.length, executionEvents: oldExec.length });
+    expect(first).toMatchObject({
+      events: gone.length, deliveries: oldDeliveries.length, executionEvents: oldExec.length, billingEvents: oldBilling.length, x402Payments: oldSettled.length,
+    });
     expect(first.steps).toBeGreaterThan(2); // bounded: the work took several steps
 
     const events = await ids('event_outbox');
@@ -138,14 +184,21 @@ describe('on a database of its own', () => {
     const attempts = (await q('SELECT delivery_id FROM webhook_delivery_attempts')).rows.map((r: { delivery_id: string }) => r.delivery_id).sort();
     expect(attempts).toEqual([pendingDelivery, retriedDelivery].sort());
     expect(await ids('execution_events')).toEqual(new Set(newExec));
+    expect(await ids('billing_events')).toEqual(new Set(newBilling));
+    expect(await digests()).toEqual(new Set(keptPayments));
     expect((await q('SELECT count(*)::int AS n FROM audit_events')).rows[0].n).toBe(5);
 
     // A re-delivered run finds nothing more; RETENTION_DAYS=0 deletes nothing, however old.
-    expect(await runPrune(activities)).toMatchObject({ events: 0, deliveries: 0, executionEvents: 0 });
+    const nothing = { events: 0, deliveries: 0, executionEvents: 0, billingEvents: 0, x402Payments: 0 };
+    expect(await runPrune(activities)).toMatchObject(nothing);
     const keepAll = createRetentionActivities({ em: () => pgEm(pool), retentionDays: 0, log: quiet });
     await q('UPDATE execution_events SET created_at = $1', [ago(4000)]);
-    expect(await runPrune(keepAll)).toMatchObject({ events: 0, deliveries: 0, executionEvents: 0 });
+    await q('UPDATE billing_events SET created_at = $1', [ago(4000)]);
+    await q("UPDATE x402_payments SET status = 'settled', created_at = $1, settled_at = $1", [ago(4000)]);
+    expect(await runPrune(keepAll)).toMatchObject(nothing);
     expect((await ids('execution_events')).size).toBe(newExec.length);
+    expect((await ids('billing_events')).size).toBe(newBilling.length);
+    expect((await digests()).size).toBe(keptPayments.length);
   });
 });
 
