@@ -15,12 +15,18 @@
 //   TEMPORAL_ADDRESS (docs/operations.md): the Temporal address npm start prints; here the stack's
 //   DATA_DIR (docs/operations.md, the backup drill): the data directory of the running npm start;
 //                   here the test stack's, which the drill backs up while the suite runs
+// docs/billing.md states its own: B is an api with REQUEST_QUOTAS=on, Stripe and outbound calls to
+// 127.0.0.1 allowed, OPERATOR_TOKEN an operator there, STRIPE_WEBHOOK_SECRET its webhook secret.
+// Counting requests and taking x402 payments would change what the shared stack answers every
+// other test, so that page gets a stack of its own (Stripe's mock from the global setup).
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { operatorAccount } from '../helpers/api.ts';
+import { closeDb, operatorAccount } from '../helpers/api.ts';
 import { describeFailure, parseDocBlocks, runDocPage } from '../helpers/doc-blocks.ts';
 import { startFakeAiServer, type FakeAiServer } from '../helpers/fake-ai-server.ts';
 import { projectRoot } from '../helpers/stack.ts';
+import { IsolatedStack } from '../helpers/isolated-stack.ts';
 
 const DOCS = path.join(projectRoot, 'docs');
 const PAGES = ['README.md', ...fs.readdirSync(DOCS).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
@@ -44,12 +50,32 @@ mail_to() {
 const ANTHROPIC_API_KEY = 'sk-ant-docs-0123456789abcdef';
 let operatorToken = '';
 let anthropic: FakeAiServer | undefined;
+const billingStack = new IsolatedStack('docs_billing');
+const BILLING_OPERATOR = 'docs-billing-operator@ops.test';
+const BILLING_WEBHOOK_SECRET = `whsec_docs_${randomBytes(16).toString('hex')}`;
+const pageEnv: Record<string, Record<string, string>> = {};
 
 beforeAll(async () => {
   operatorToken = (await operatorAccount('billing-operator@ops.test')).token;
   anthropic = await startFakeAiServer('anthropic', { apiKey: ANTHROPIC_API_KEY, defaultReply: { text: 'All systems operational.' } });
-}, 60_000);
-afterAll(async () => { await anthropic?.stop(); });
+  await billingStack.start({
+    REQUEST_QUOTAS: 'on', PLATFORM_ADMIN_EMAILS: BILLING_OPERATOR, OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+    STRIPE_SECRET_KEY: 'sk_test_docs', STRIPE_WEBHOOK_SECRET: BILLING_WEBHOOK_SECRET, STRIPE_API_URL: process.env.TEST_STRIPE_API_URL!,
+  });
+  const up = await fetch(`${billingStack.apiUrl}/v1/auth/signup`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: BILLING_OPERATOR, password: 'correct-horse-battery' }),
+  });
+  await billingStack.pool.query('UPDATE users SET email_verified = true WHERE email = $1', [BILLING_OPERATOR]);
+  pageEnv['docs/billing.md'] = {
+    TEST_API_URL: billingStack.apiUrl, OPERATOR_TOKEN: ((await up.json()) as { access_token: string }).access_token,
+    STRIPE_WEBHOOK_SECRET: BILLING_WEBHOOK_SECRET,
+  };
+}, 240_000);
+afterAll(async () => {
+  await anthropic?.stop();
+  await billingStack.stop();
+  await closeDb(); // the stack's database was made (and dropped) through the shared pool
+});
 
 describe('the markers', () => {
   test.each(PAGES)('%s: every "not run" marker gives a reason', (page) => {
@@ -109,6 +135,7 @@ describe('the walk-throughs run against the test stack', () => {
         OPERATOR_TOKEN: operatorToken, ANTHROPIC_BASE_URL: anthropic!.baseUrl, ANTHROPIC_API_KEY,
         TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS!, METRICS_PORT: process.env.TEST_METRICS_PORT!,
         DATA_DIR: process.env.TEST_DATA_DIR!,
+        ...pageEnv[page],
       },
       cwd: projectRoot,
       timeoutMs: 240_000,

@@ -51,6 +51,7 @@ export default async function globalSetup(): Promise<void> {
   const stripe = await startStripeMock();
   const stripeWebhookSecret = `whsec_${randomBytes(24).toString('hex')}`;
   process.env.TEST_STRIPE_WEBHOOK_SECRET = stripeWebhookSecret;
+  process.env.TEST_STRIPE_API_URL = stripe.url; // for a stack of a test's own (docs/billing.md's)
   // docs/operations.md scrapes the stack's /metrics (the api's and the worker's, one process).
   const metricsPort = await freePort();
   const child = spawnEntry('workers/dev.ts', {
