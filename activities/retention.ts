@@ -4,7 +4,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../domain/log.ts';
 import {
-  pruneBillingEventsStep, pruneExecutionEventsStep, pruneOutboxStep, pruneX402PaymentsStep, type PruneBounds, DEFAULT_BOUNDS,
+  pruneExecutionEventsStep, pruneOutboxStep, pruneX402PaymentsStep, type PruneBounds, DEFAULT_BOUNDS,
 } from '../domain/retention/prune.ts';
 import { RETENTION_TASK_QUEUE, RetentionSchedule } from '../domain/retention/client.ts';
 import type { TemporalArea, WorkerDeps } from './temporal-area.ts';
@@ -22,11 +22,6 @@ export function createRetentionActivities(d: RetentionActivityDeps) {
     async pruneExecutionEvents() {
       const s = await pruneExecutionEventsStep(d.em, d.retentionDays, bounds);
       if (s.executionEvents > 0) d.log.info('retention: pruned execution events', { execution_events: s.executionEvents, days: d.retentionDays });
-      return s;
-    },
-    async pruneBillingEvents() {
-      const s = await pruneBillingEventsStep(d.em, d.retentionDays, bounds);
-      if (s.billingEvents > 0) d.log.info('retention: pruned billing history', { billing_events: s.billingEvents, days: d.retentionDays });
       return s;
     },
     async pruneX402Payments() {

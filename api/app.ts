@@ -16,7 +16,6 @@ import { authenticate } from './pipeline/authenticate.ts';
 import { ipFilter } from './pipeline/ip-filter.ts';
 import { usage } from './pipeline/usage.ts';
 import { x402Payment } from './pipeline/x402.ts';
-import { billingEvents } from './pipeline/billing-events.ts';
 import { codecCors } from './pipeline/codec-cors.ts';
 import { dashboardPrefix } from './pipeline/dashboard-prefix.ts';
 import { readJsonBody } from './body.ts';
@@ -25,6 +24,7 @@ import { Problem, notFound } from '../domain/errors.ts';
 import { allRoutes } from './routes/index.ts';
 import { PathRedactor } from './path-redaction.ts';
 import type { ActionContext } from '../domain/audit/action-context.ts';
+import { chargeOf } from './pipeline/audit.ts';
 
 export function createApp(s: ApiServices): { app: Koa<RequestState>; router: Router<RequestState>; routes: RouteDef[] } {
   const app = new Koa<RequestState>();
@@ -58,7 +58,6 @@ function routeStages(def: RouteDef, s: ApiServices, paths: PathRedactor): Middle
   const stages: Middleware<RequestState>[] = [
     async (ctx, next) => { ctx.state.routeLabel = `${def.method} ${def.path}`; ctx.state.route = def; await next(); },
   ];
-  if (s.billingEvents && def.billable) stages.push(billingEvents(s.billingEvents)); // the billing history's record (around 4-8: sees the charge and the final status)
   if (def.billable) stages.push(x402Payment(s.x402, def.billable)); // 3. x402 payment, before authentication
   if (def.auth !== 'public') {
     stages.push(authenticate(def.auth, s)); // 4. authentication
@@ -82,6 +81,7 @@ async function handle(def: RouteDef, ctx: AppContext, s: ApiServices, paths: Pat
     // Redacted only when a command records it (most reads of this context never do).
     get path() { return paths.redact(ctx.path, def); },
     onAudited: () => { ctx.state.audited = true; },
+    get charge() { return chargeOf(ctx.state.billing, def.path, ctx.state.successStatus ?? def.success.status); },
   };
   const result = await def.handler({ ctx, body, query, params, services: s, principal: ctx.state.principal!, action });
   ctx.status = ctx.state.successStatus ?? def.success.status;

@@ -20,7 +20,6 @@ import type { BillingSubscription } from '../domain/billing/subscription-summary
 import type { BillingCheckout } from '../domain/billing/billing-checkout.ts';
 import type { BillingWebhooks } from '../domain/billing/billing-webhooks.ts';
 import type { BillingUsage } from '../domain/billing/usage-summary.ts';
-import type { BillingEventLog } from '../domain/billing/billing-event-log.ts';
 import type { BillingHistory } from '../domain/billing/billing-history.ts';
 import type { RateLimits } from '../domain/ratelimit/rate-limits.ts';
 import type { VaultCommands } from '../domain/vaults/vault-commands.ts';
@@ -91,8 +90,6 @@ export type ApiServices = {
   /** x402 pay-per-request (stage 3) and its settings for operators. */
   x402: X402Payments;
   x402Admin: X402Admin;
-  /** With quotas on: this process's record of billable requests, written in batches (api/pipeline/billing-events.ts); null: off. */
-  billingEvents: BillingEventLog | null;
   billingUsage: BillingUsage;
   /** GET /v1/billing/history: the organization's latest billable requests. */
   billingHistory: BillingHistory;

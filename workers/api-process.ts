@@ -67,7 +67,6 @@ export async function startApi(config: Config, databaseUrl: string, temporalAddr
       await audit.drain().catch(() => {});
       await services.quotaMeter?.stop(); // the counts of this process, reported
       await services.creditMeter?.stop(); // and its credit spending
-      await services.billingEvents?.stop(); // and its billing history events
       await services.rateLimits.close();
       await hot.close();
       await bus.close();

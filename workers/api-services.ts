@@ -104,8 +104,6 @@ import { X402Payments } from '../domain/billing/x402-payments.ts';
 import { X402Facilitator } from '../domain/billing/x402-facilitator.ts';
 import { X402SettleRetries } from '../domain/billing/x402-settle-retries.ts';
 import { X402Admin } from '../domain/billing/x402-admin.ts';
-import { BillingEventLog } from '../domain/billing/billing-event-log.ts';
-import { postgresBillingEventStore } from '../domain/billing/billing-event-repository.ts';
 import { BillingHistory } from '../domain/billing/billing-history.ts';
 
 export type ApiWiring = {
@@ -162,21 +160,13 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const creditMeter = quotaMeter
     ? new CreditMeter({ store: postgresCreditStore(db), onFlushError: (e) => log.warn('credit spending not reported yet; kept for the next report', { error: String(e) }) })
     : null;
-  const billingEvents = quotaMeter
-    ? new BillingEventLog({
-      store: postgresBillingEventStore(db),
-      onFlushError: (e, backlog) => log.warn(backlog.dropped > 0 ? 'billing history events dropped: too many waiting to be written' : 'billing history events not written yet; kept for the next write', {
-        error: String(e), waiting: backlog.waiting, dropped: backlog.dropped,
-      }),
-    })
-    : null;
   const x402 = new X402Payments({ db, facilitator: new X402Facilitator(createOutboundClient({ exemptions })), retries: new X402SettleRetries(w.temporal), log });
   return {
     config, log,
     x402, x402Admin: new X402Admin({ db, audit: actionAudit, operators: platformOperators, payments: x402 }),
     audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, ipRules, kms: core.kms,
     quotaMeter, creditMeter, billingUsage: new BillingUsage({ db, meter: quotaMeter, credits: creditMeter }),
-    billingEvents, billingHistory: new BillingHistory({ db, log: billingEvents }),
+    billingHistory: new BillingHistory({ db }),
     billingCredits: new BillingCredits({ db, audit: actionAudit }),
     billingSubscription: new BillingSubscription({ db, meter: quotaMeter, credits: creditMeter }),
     billingCheckout: new BillingCheckout({ db, processor: paymentProcessor, returnUrl: config.billingReturnUrl }),

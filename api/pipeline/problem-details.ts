@@ -26,11 +26,6 @@ export function problemDetails(log: Logger): Middleware<RequestState> {
   };
 }
 
-/** The status `err` is answered with here, for a stage that sees the error before it is rendered (billing-events.ts). */
-export function errorStatus(err: unknown): number {
-  return toProblem(err, '').status;
-}
-
 function toProblem(err: unknown, requestId: string): Problem {
   if (err instanceof Problem) return err;
   if (isDatabaseUnavailable(err)) {

@@ -153,8 +153,8 @@ export const BillingHistorySchema = shape('BillingHistory', z.object({
 export function presentBillingHistory(events: BillingEventView[]): z.output<typeof BillingHistorySchema> {
   return {
     events: events.map((e) => ({
-      id: e.id, principal_type: e.principal_type as 'user' | 'agent', principal_id: e.principal_id, method: e.method, endpoint: e.endpoint,
-      status_code: e.status_code, price_usd: microsToUsd(Number(e.price_micros)), is_paid: e.paid_with !== 'quota', created_at: e.created_at.toISOString(),
+      id: e.id, principal_type: e.principal_type as 'user' | 'agent', principal_id: e.principal_id, method: e.method, endpoint: e.charge.endpoint,
+      status_code: e.charge.status, price_usd: e.charge.price_usd, is_paid: e.charge.paid_with !== 'quota', created_at: e.created_at.toISOString(),
     })),
   };
 }

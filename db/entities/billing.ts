@@ -1,7 +1,6 @@
 // Billing: the monthly request usage and the budget leased to api processes (migration 0043;
 // domain/billing), and the operator's overrides of an organization's limits (migration 0044;
-// domain/limits); prepaid credits (migration 0045; domain/billing/credit-*.ts); the billing history
-// (migration 0050; domain/billing/billing-event-*.ts).
+// domain/limits); prepaid credits (migration 0045; domain/billing/credit-*.ts).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { User } from './accounts.ts';
 import { Organization } from './org.ts';
@@ -131,27 +130,3 @@ export const CreditReminder = defineEntity({
 });
 export type CreditReminderRow = InferEntity<typeof CreditReminder>;
 
-export const BillingEvent = defineEntity({
-  name: 'BillingEvent',
-  tableName: 'billing_events',
-  properties: {
-    id: p.uuid().primary(),
-    org_id: () => p.manyToOne(Organization).mapToPk().fieldName('org_id').deleteRule('cascade'),
-    principal_type: p.text().check("principal_type IN ('user','agent')"),
-    principal_id: p.text(),
-    method: p.text(),
-    /** The route's pattern (`/v1/vaults/:vault_id/secrets/*path`), never the request's path. */
-    endpoint: p.text(),
-    status_code: p.integer().check('status_code >= 100 AND status_code <= 599'),
-    /** The route's price in micro-dollars. */
-    price_micros: p.bigint('number').check('price_micros >= 0'),
-    paid_with: p.text().check("paid_with IN ('quota','credits','x402')"),
-    created_at: p.datetime().defaultRaw('clock_timestamp()'),
-  },
-  indexes: [
-    { name: 'billing_events_by_org', properties: ['org_id', 'created_at'] },
-    /** Retention's oldest-first prune (migration 0051). */
-    { name: 'billing_events_created_idx', properties: ['created_at'] },
-  ],
-});
-export type BillingEventRow = InferEntity<typeof BillingEvent>;

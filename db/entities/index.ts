@@ -47,7 +47,7 @@ import { ExecutionBinding, ExecutionEvent, ExecutionRateWindow } from './binding
 import { RateLimitWindow } from './rate-limits.ts';
 import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
 import { Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature } from './safe-treasuries.ts';
-import { BillingEvent, CreditLedgerEntry, CreditLot, CreditReminder, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage, ProcessorEvent } from './billing.ts';
+import { CreditLedgerEntry, CreditLot, CreditReminder, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage, ProcessorEvent } from './billing.ts';
 import { PlatformSetting } from './platform.ts';
 import { X402Config, X402Payment } from './x402.ts';
 
@@ -113,7 +113,6 @@ export const allEntities = [
   OrgRequestUsage,
   OrgLimitOverride,
   OrgBillingAccount, CreditLot, CreditLedgerEntry, ProcessorEvent, CreditReminder,
-  BillingEvent,
   PlatformSetting,
   X402Config, X402Payment,
 ] as const;

@@ -36,7 +36,7 @@ export class ActionAudit {
       actorId: actor?.id ?? null,
       resourceType: e.resourceType,
       resourceId: e.resourceId,
-      details: { ...(e.details ?? {}), request: { method: ctx.method, path: ctx.path } },
+      details: { ...(e.details ?? {}), request: { method: ctx.method, path: ctx.path }, ...(ctx.charge ? { charge: ctx.charge } : {}) },
       ipAddress: ctx.clientIp,
       requestId: ctx.requestId,
       guard: e.guard,

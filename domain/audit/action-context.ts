@@ -13,4 +13,16 @@ export type ActionContext = {
   path: string;
   /** Called once the action's own record is durable: the request then needs no generic one. */
   onAudited: () => void;
+  /** A billable request's charge, recorded with its audit record: the billing history reads it there. */
+  charge?: AuditedCharge | null;
+};
+
+/** What a billable request cost and how it was paid (GET /v1/billing/history reads it from the audit log). */
+export type AuditedCharge = {
+  price_usd: string;
+  paid_with: 'quota' | 'credits' | 'x402';
+  /** The route's pattern, never the request's path (a secret's path names the secret). */
+  endpoint: string;
+  /** The answer's status: the route's success status when the action recorded it itself. */
+  status: number;
 };

@@ -5,17 +5,17 @@
 //     their attempts (ON DELETE CASCADE);
 //   - outbox events dispatched and created before the cutoff, once no delivery of them is left;
 //   - execution events created before the cutoff;
-//   - the billing history (billing_events, GET /v1/billing/history) recorded before the cutoff;
 //   - x402 payment proofs settled before the cutoff (a settled EIP-3009 authorization's nonce is
 //     spent on chain, so it cannot be settled again).
-// What stays: the audit log (its hash chain must verify from the first event), undispatched
+// What stays: the audit log (its hash chain must verify from the first event; the billing history
+// is read from it), undispatched
 // events and pending deliveries, x402 proofs not settled (verifying, settle_failed: still claimed
 // against reuse, and kept for the operator), the month's usage counts and credit ledger, and every
 // record the product shows as state (secrets, runs …).
 // Each step is safe to run twice: it re-reads what qualifies and deletes only that.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
-  deleteExpiredBillingEvents, deleteExpiredEvents, deleteExpiredExecutionEvents, deleteFinishedDeliveries, deleteSettledX402Payments, outboxWindow,
+  deleteExpiredEvents, deleteExpiredExecutionEvents, deleteFinishedDeliveries, deleteSettledX402Payments, outboxWindow,
 } from './retention-repository.ts';
 
 export type PruneBounds = {
@@ -54,20 +54,6 @@ export async function pruneExecutionEventsStep(em: () => EntityManager, days: nu
   for (let i = 0; i < b.batchesPerStep; i++) {
     const n = await deleteExpiredExecutionEvents(em(), b.batch, days);
     step.executionEvents += n;
-    if (n < b.batch) return step;
-  }
-  return { ...step, done: false };
-}
-
-export type BillingEventsStep = { billingEvents: number; done: boolean };
-
-/** Deletes billing history rows older than the cutoff, oldest first. */
-export async function pruneBillingEventsStep(em: () => EntityManager, days: number, b: PruneBounds = DEFAULT_BOUNDS): Promise<BillingEventsStep> {
-  const step: BillingEventsStep = { billingEvents: 0, done: true };
-  if (days <= 0) return step;
-  for (let i = 0; i < b.batchesPerStep; i++) {
-    const n = await deleteExpiredBillingEvents(em(), b.batch, days);
-    step.billingEvents += n;
     if (n < b.batch) return step;
   }
   return { ...step, done: false };

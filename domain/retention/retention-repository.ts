@@ -63,16 +63,6 @@ export async function deleteExpiredExecutionEvents(em: EntityManager, limit: num
   return Number(r.numDeletedRows);
 }
 
-/** Deletes up to `limit` of the oldest billing history rows older than the cutoff (index of migration 0051). */
-export async function deleteExpiredBillingEvents(em: EntityManager, limit: number, days: number): Promise<number> {
-  const r = await query(em).deleteFrom('billing_events')
-    .where('id', 'in', (eb) => eb.selectFrom('billing_events').select('id')
-      .where('created_at', '<', cutoff(days)).orderBy('created_at').limit(limit))
-    .where('created_at', '<', cutoff(days))
-    .executeTakeFirst();
-  return Number(r.numDeletedRows);
-}
-
 /**
  * Deletes up to `limit` of the oldest x402 payment proofs settled before the cutoff (partial index
  * of migration 0051). Unsettled ones (verifying, settle_failed) stay: their claim is what keeps

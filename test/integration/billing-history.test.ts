@@ -2,7 +2,8 @@
 // api counts nothing, so it records nothing): each billable request that reached its handler is one
 // event with the route's pattern (never the secret's path), the final status (a failed read too),
 // the route's price and whether it was paid beyond the quota; newest first; per organization; for
-// its people only. Events are written by the api about once a second: the test polls, bounded.
+// its people only. Events are the requests' audit records, which carry the charge; a failure's
+// generic record is written just after its answer, so the test polls, bounded.
 import { call, closeDb, eventually, signup, type Account } from '../helpers/api.ts';
 import { secondApiForFile } from '../helpers/second-api.ts';
 
@@ -20,7 +21,7 @@ type Event = { id: string; principal_type: string; principal_id: string; method:
 
 const history = (token: string, query = '') => call<{ events: Event[] }>('GET', `/v1/billing/history${query}`, { base: api.url, token });
 
-/** The organization's history once it holds `count` events (written within about a second). */
+/** The organization's history once it holds `count` events. */
 const historyOf = (token: string, count: number, query = '') => eventually(`${count} billing events`, async () => {
   const r = await history(token, query);
   expect(r.status).toBe(200);

@@ -1,6 +1,6 @@
 // Retention (domain/retention): what the daily prune deletes and what it keeps.
 //   - On a database of its own (migrated here, no dispatcher), with batches of 3 rows: dispatched
-//     events, finished deliveries (with their attempts), execution events, billing history and
+//     events, finished deliveries (with their attempts), execution events and
 //     x402 payments settled older than RETENTION_DAYS go; recent ones, undispatched events, pending
 //     deliveries (and their events), deliveries finished recently, x402 payments not settled
 //     (verifying, settle_failed) or settled recently, and the audit log stay. A second run deletes
@@ -22,9 +22,9 @@ afterAll(closeDb);
 const quiet: Logger = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
 /** What the workflow does (workflows/retention/retention-prune.ts): steps until each part is done. */
-type Totals = { events: number; deliveries: number; executionEvents: number; billingEvents: number; x402Payments: number; steps: number };
+type Totals = { events: number; deliveries: number; executionEvents: number; x402Payments: number; steps: number };
 async function runPrune(a: RetentionActivities): Promise<Totals> {
-  const t = { events: 0, deliveries: 0, executionEvents: 0, billingEvents: 0, x402Payments: 0, steps: 0 };
+  const t = { events: 0, deliveries: 0, executionEvents: 0, x402Payments: 0, steps: 0 };
   let after = '0';
   for (;;) {
     const s = await a.pruneOutbox(after);
@@ -38,12 +38,6 @@ async function runPrune(a: RetentionActivities): Promise<Totals> {
     const s = await a.pruneExecutionEvents();
     t.steps++;
     t.executionEvents += s.executionEvents;
-    if (s.done) break;
-  }
-  for (;;) {
-    const s = await a.pruneBillingEvents();
-    t.steps++;
-    t.billingEvents += s.billingEvents;
     if (s.done) break;
   }
   for (;;) {
@@ -95,12 +89,6 @@ describe('on a database of its own', () => {
     return id;
   }
   const ids = async (table: string) => new Set((await q(`SELECT id FROM ${table}`)).rows.map((r: { id: string }) => r.id));
-  async function billingEvent(createdDaysAgo: number): Promise<string> {
-    const id = randomUUID();
-    await q(`INSERT INTO billing_events (id, org_id, principal_type, principal_id, method, endpoint, status_code, price_micros, paid_with, created_at)
-      VALUES ($1, $2, 'agent', $3, 'GET', '/v1/vaults/:vault_id/secrets/*path', 200, 100, 'quota', $4)`, [id, org, agent, ago(createdDaysAgo)]);
-    return id;
-  }
   async function x402Payment(status: string, createdDaysAgo: number, settledDaysAgo: number | null): Promise<string> {
     const digest = randomUUID().replace(/-/g, '');
     await q(`INSERT INTO x402_payments (digest, org_id, route, amount, network, status, payment, requirements, created_at, settled_at)
@@ -110,7 +98,7 @@ describe('on a database of its own', () => {
   }
   const digests = async () => new Set((await q('SELECT digest FROM x402_payments')).rows.map((r: { digest: string }) => r.digest));
 
-  test('old dispatched events, finished deliveries, execution events, billing history and settled x402 payments go, in batches; everything else stays', async () => {
+  test('old dispatched events, finished deliveries, execution events and settled x402 payments go, in batches; everything else stays', async () => {
     await q("INSERT INTO organizations (id, name) VALUES ($1, 'retention')", [org]);
     await q("INSERT INTO agents (id, org_id, name, status) VALUES ($1, $2, 'bot', 'active')", [agent, org]);
     await q("INSERT INTO webhooks (id, org_id, url, events, secret_sealed) VALUES ($1, $2, 'https://example.com/hook', '{secret.created}', '\\x00')", [webhook, org]);
@@ -146,12 +134,6 @@ describe('on a database of its own', () => {
         list.push(id);
       }
     }
-    // Billing history: seven rows older than 30 days go (three batches), four recent ones stay.
-    const oldBilling: string[] = [];
-    const newBilling: string[] = [];
-    for (const [list, days, n] of [[oldBilling, 45, 4], [oldBilling, 31, 3], [newBilling, 29, 2], [newBilling, 0, 2]] as const) {
-      for (let i = 0; i < n; i++) list.push(await billingEvent(days));
-    }
     // x402 payments: settled over 30 days ago go; settled recently (a late retry of an old claim),
     // still verifying, or failed to settle (however old) stay.
     const oldSettled: string[] = [];
@@ -171,7 +153,7 @@ describe('on a database of its own', () => {
     const activities = createRetentionActivities({ em: () => pgEm(pool), retentionDays: 30, log: quiet, bounds: { batch: 3, batchesPerStep: 2 } });
     const first = await runPrune(activities);
     expect(first).toMatchObject({
-      events: gone.length, deliveries: oldDeliveries.length, executionEvents: oldExec.length, billingEvents: oldBilling.length, x402Payments: oldSettled.length,
+      events: gone.length, deliveries: oldDeliveries.length, executionEvents: oldExec.length, x402Payments: oldSettled.length,
     });
     expect(first.steps).toBeGreaterThan(2); // bounded: the work took several steps
 
@@ -184,20 +166,17 @@ describe('on a database of its own', () => {
     const attempts = (await q('SELECT delivery_id FROM webhook_delivery_attempts')).rows.map((r: { delivery_id: string }) => r.delivery_id).sort();
     expect(attempts).toEqual([pendingDelivery, retriedDelivery].sort());
     expect(await ids('execution_events')).toEqual(new Set(newExec));
-    expect(await ids('billing_events')).toEqual(new Set(newBilling));
     expect(await digests()).toEqual(new Set(keptPayments));
     expect((await q('SELECT count(*)::int AS n FROM audit_events')).rows[0].n).toBe(5);
 
     // A re-delivered run finds nothing more; RETENTION_DAYS=0 deletes nothing, however old.
-    const nothing = { events: 0, deliveries: 0, executionEvents: 0, billingEvents: 0, x402Payments: 0 };
+    const nothing = { events: 0, deliveries: 0, executionEvents: 0, x402Payments: 0 };
     expect(await runPrune(activities)).toMatchObject(nothing);
     const keepAll = createRetentionActivities({ em: () => pgEm(pool), retentionDays: 0, log: quiet });
     await q('UPDATE execution_events SET created_at = $1', [ago(4000)]);
-    await q('UPDATE billing_events SET created_at = $1', [ago(4000)]);
     await q("UPDATE x402_payments SET status = 'settled', created_at = $1, settled_at = $1", [ago(4000)]);
     expect(await runPrune(keepAll)).toMatchObject(nothing);
     expect((await ids('execution_events')).size).toBe(newExec.length);
-    expect((await ids('billing_events')).size).toBe(newBilling.length);
     expect((await digests()).size).toBe(keptPayments.length);
   });
 });

@@ -1,6 +1,6 @@
 // The daily prune (started by the `retention-prune` Schedule, domain/retention/client.ts): steps of
 // bounded work until nothing old is left: first the outbox walk (deliveries, then their events),
-// then execution events, then the billing history, then settled x402 payment proofs. The history
+// then execution events, then settled x402 payment proofs. The history
 // carries counts, an outbox position and the part reached only. After MAX_STEPS it continues as
 // new, so even a first run on years of history keeps a short history.
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
@@ -8,18 +8,18 @@ import type { RetentionActivities } from '../../activities/retention.ts';
 
 export const MAX_STEPS = 500;
 
-export type PruneTotals = { events: number; deliveries: number; executionEvents: number; billingEvents: number; x402Payments: number };
+export type PruneTotals = { events: number; deliveries: number; executionEvents: number; x402Payments: number };
 
 /** The parts after the outbox, in the order they are pruned. */
-export type PrunePart = 'executionEvents' | 'billingEvents' | 'x402Payments';
+export type PrunePart = 'executionEvents' | 'x402Payments';
 
 export async function retentionPruneWorkflow(afterSeq = '0', outboxDone = false, part: PrunePart = 'executionEvents'): Promise<PruneTotals> {
   // Each step re-reads what qualifies, so a retried step (a worker that died) deletes nothing twice.
-  const { pruneOutbox, pruneExecutionEvents, pruneBillingEvents, pruneX402Payments } = proxyActivities<RetentionActivities>({
+  const { pruneOutbox, pruneExecutionEvents, pruneX402Payments } = proxyActivities<RetentionActivities>({
     startToCloseTimeout: '5 minutes',
     retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 10 },
   });
-  const totals: PruneTotals = { events: 0, deliveries: 0, executionEvents: 0, billingEvents: 0, x402Payments: 0 };
+  const totals: PruneTotals = { events: 0, deliveries: 0, executionEvents: 0, x402Payments: 0 };
   for (let i = 0; i < MAX_STEPS; i++) {
     if (!outboxDone) {
       const s = await pruneOutbox(afterSeq);
@@ -30,10 +30,6 @@ export async function retentionPruneWorkflow(afterSeq = '0', outboxDone = false,
     } else if (part === 'executionEvents') {
       const s = await pruneExecutionEvents();
       totals.executionEvents += s.executionEvents;
-      if (s.done) part = 'billingEvents';
-    } else if (part === 'billingEvents') {
-      const s = await pruneBillingEvents();
-      totals.billingEvents += s.billingEvents;
       if (s.done) part = 'x402Payments';
     } else {
       const s = await pruneX402Payments();

@@ -1,7 +1,7 @@
 // The organization's billing history (reference facts §16): its latest billable requests, newest
 // first, each with the route's pattern, the final status, the route's price and whether it was paid
-// beyond the monthly quota; for its people. Recorded only where requests are counted
-// (REQUEST_QUOTAS=on), written by each api process about once a second.
+// beyond the monthly quota; for its people. Read from the audit log, whose records of billable
+// requests carry their charge where requests are counted (REQUEST_QUOTAS=on) or paid with x402.
 import { z } from 'zod';
 import { route } from '../../route.ts';
 import { BillingHistorySchema, presentBillingHistory } from '../../presenters/billing.ts';
