@@ -62,7 +62,7 @@ function routeStages(def: RouteDef, s: ApiServices, paths: PathRedactor): Middle
   if (def.auth !== 'public') {
     stages.push(authenticate(def.auth, s)); // 4. authentication
     stages.push(ipFilter(s.ipRules));       // 5. IP filter
-    if (s.quotaMeter) stages.push(usage(s.quotaMeter, s.creditMeter)); // 6-7. usage against the monthly quota, quota headers
+    if (s.quotaMeter) stages.push(usage(s.quotaMeter, s.creditMeter, s.creditHeaders)); // 6-7. usage against the monthly quota, quota headers
   }
   stages.push((ctx) => handle(def, ctx, s, paths)); // 8. validate -> handler
   return stages;

@@ -50,6 +50,7 @@ import type { MemoryCommands } from '../domain/memory/memory-commands.ts';
 import type { RunCommands } from '../domain/automations/run-commands.ts';
 import type { PlatformOperators } from '../domain/auth/platform-operators.ts';
 import type { X402Payments } from '../domain/billing/x402-payments.ts';
+import type { CreditHeaderCache } from '../domain/billing/credit-headers.ts';
 import type { X402Admin } from '../domain/billing/x402-admin.ts';
 import type { TemporalCodecCommands } from '../domain/temporal/codec-commands.ts';
 import type { AutomationCommands } from '../domain/automations/automation-commands.ts';
@@ -87,6 +88,8 @@ export type ApiServices = {
   quotaMeter: QuotaMeter | null;
   /** With quotas on: requests over the quota paid with prepaid credits (api/pipeline/usage.ts). */
   creditMeter: CreditMeter | null;
+  /** With quotas on: the credit headers' figures per organization (30 s); null: off. */
+  creditHeaders: CreditHeaderCache | null;
   /** x402 pay-per-request (stage 3) and its settings for operators. */
   x402: X402Payments;
   x402Admin: X402Admin;

@@ -101,6 +101,7 @@ import { StripeProcessor } from '../domain/billing/stripe-processor.ts';
 import { postgresQuotaStore } from '../domain/billing/postgres-quota-store.ts';
 import { BillingUsage } from '../domain/billing/usage-summary.ts';
 import { X402Payments } from '../domain/billing/x402-payments.ts';
+import { CreditHeaderCache, postgresCreditFigures } from '../domain/billing/credit-headers.ts';
 import { X402Facilitator } from '../domain/billing/x402-facilitator.ts';
 import { X402SettleRetries } from '../domain/billing/x402-settle-retries.ts';
 import { X402Admin } from '../domain/billing/x402-admin.ts';
@@ -160,12 +161,16 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const creditMeter = quotaMeter
     ? new CreditMeter({ store: postgresCreditStore(db), onFlushError: (e) => log.warn('credit spending not reported yet; kept for the next report', { error: String(e) }) })
     : null;
+  const creditHeaders = quotaMeter ? new CreditHeaderCache({
+    load: postgresCreditFigures(db),
+    onError: (e) => log.warn('credit headers not read; kept what was known', { error: String(e) }),
+  }) : null;
   const x402 = new X402Payments({ db, facilitator: new X402Facilitator(createOutboundClient({ exemptions })), retries: new X402SettleRetries(w.temporal), log });
   return {
     config, log,
     x402, x402Admin: new X402Admin({ db, audit: actionAudit, operators: platformOperators, payments: x402 }),
     audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, ipRules, kms: core.kms,
-    quotaMeter, creditMeter, billingUsage: new BillingUsage({ db, meter: quotaMeter, credits: creditMeter }),
+    quotaMeter, creditMeter, creditHeaders, billingUsage: new BillingUsage({ db, meter: quotaMeter, credits: creditMeter }),
     billingHistory: new BillingHistory({ db }),
     billingCredits: new BillingCredits({ db, audit: actionAudit }),
     billingSubscription: new BillingSubscription({ db, meter: quotaMeter, credits: creditMeter }),

@@ -5,11 +5,13 @@
 // (domain/billing/credit-meter.ts, leased the same way); otherwise it is refused with 402 (in x402
 // form while the platform takes x402 payments). A request paid with x402 (stage 3) is not counted. Every
 // authenticated answer then carries the quota headers (reference facts §16) for an organization
-// this process has metered.
+// this process has metered, and the credit headers (balance, what expires within 30 days, overage
+// method) as this process last read them (domain/billing/credit-headers.ts: 30 s, never awaited).
 import type { Middleware } from 'koa';
 import type { RequestState } from '../route.ts';
 import type { Admission, QuotaMeter } from '../../domain/billing/quota-meter.ts';
 import type { CreditMeter } from '../../domain/billing/credit-meter.ts';
+import type { CreditFigures, CreditHeaderCache } from '../../domain/billing/credit-headers.ts';
 import { REQUEST_PRICES } from '../../domain/billing/request-prices.ts';
 import { microsToCents, usdToMicros } from '../../domain/billing/money.ts';
 import { Problem } from '../../domain/errors.ts';
@@ -21,10 +23,12 @@ const WARNING_SHARE = 0.8;
 /** Each billable action's price in micro-dollars. */
 const PRICE_MICROS = Object.fromEntries(Object.entries(REQUEST_PRICES).map(([k, v]) => [k, usdToMicros(v)])) as Record<keyof typeof REQUEST_PRICES, number>;
 
-export function usage(meter: QuotaMeter, credits: CreditMeter | null): Middleware<RequestState> {
+export function usage(meter: QuotaMeter, credits: CreditMeter | null, creditHeaders: CreditHeaderCache | null): Middleware<RequestState> {
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (!principal) return next();
+    const figures = creditHeaders?.peek(principal.orgId);
+    if (figures) setCreditHeaders(ctx.response, figures);
     let admission: Admission | null;
     const billable = ctx.state.route?.billable;
     if (billable && ctx.state.billing?.paidWith === 'x402') {
@@ -53,6 +57,12 @@ export function usage(meter: QuotaMeter, credits: CreditMeter | null): Middlewar
     if (admission) setQuotaHeaders(ctx.response, admission);
     await next();
   };
+}
+
+function setCreditHeaders(res: { set(field: string, value: string): void }, f: CreditFigures): void {
+  res.set('X-Credit-Balance-Cents', String(microsToCents(f.balanceMicros)));
+  res.set('X-Credit-Expiring-Soon', String(microsToCents(f.expiringMicros)));
+  res.set('X-Overage-Method', f.method);
 }
 
 function setQuotaHeaders(res: { set(field: string, value: string): void }, a: Admission): void {

@@ -14,6 +14,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CardanoLedger, LedgerRefusal, PARAMETERS, type Utxo } from './cardano-ledger.ts';
+import { onRequestBody } from './request-body.ts';
 
 const MAX_BODY = 1024 * 1024;
 
@@ -104,16 +105,8 @@ export async function startCardanoNode(opts: { port?: number; projectId?: string
 
   const server = http.createServer((req, res) => {
     const reply = ([status, payload]: [number, unknown]) => { res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload)); };
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) req.destroy();
-      else chunks.push(c);
-    });
-    req.on('end', () => {
+    onRequestBody(req, MAX_BODY, (body) => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      const body = Buffer.concat(chunks);
       try {
         if (url.pathname.startsWith('/api/v0/')) {
           if (opts.projectId !== undefined && req.headers.project_id !== opts.projectId) {

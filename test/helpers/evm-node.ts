@@ -6,6 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import vm from 'node:vm';
 import * as edr from '@nomicfoundation/edr';
+import { onRequestBody } from './request-body.ts';
 
 export type EvmNode = {
   /** http://127.0.0.1:<port>: the JSON-RPC endpoint. */
@@ -101,16 +102,9 @@ export async function startEvmNode(opts: { chainId?: number; hardfork?: string; 
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
     };
     if (req.method !== 'POST') return reply(405, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'POST only' } });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) req.destroy();
-      else chunks.push(c);
-    });
-    req.on('end', () => {
+    onRequestBody(req, MAX_BODY, (body) => {
       let parsed: unknown;
-      try { parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch {
+      try { parsed = JSON.parse(body.toString('utf8')); } catch {
         return reply(200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
       }
       // A batch runs in order, one request after another, as a node would apply them.

@@ -16,6 +16,7 @@ import { ACCOUNT_SIZE, AccountLayout, AccountState, getAssociatedTokenAddressSyn
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
 import { base58Encode } from '../../domain/intents/families/solana/base58.ts';
 import { errorJson, feeOf, NOT_LANDED, preflightFailure } from './svm-rpc-format.ts';
+import { onRequestBody } from './request-body.ts';
 
 export const MAX_BLOCKHASH_AGE = 150n;
 export const FINALITY_DEPTH = 32n;
@@ -264,16 +265,9 @@ export async function startSvmNode(opts: { port?: number } = {}): Promise<SvmNod
   const server = http.createServer((req, res) => {
     const reply = (status: number, payload: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }).end(stringify(payload)); };
     if (req.method !== 'POST') return reply(405, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'POST only' } });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) req.destroy();
-      else chunks.push(c);
-    });
-    req.on('end', () => {
+    onRequestBody(req, MAX_BODY, (body) => {
       let parsed: unknown;
-      try { parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')); } catch {
+      try { parsed = JSON.parse(body.toString('utf8')); } catch {
         return reply(200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
       }
       reply(200, Array.isArray(parsed) ? parsed.map((r) => handle(r as RpcRequest)) : handle(parsed as RpcRequest));

@@ -20,6 +20,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { installMulticall3 } from './eip3009-token.ts';
 import type { EvmNode } from './evm-node.ts';
+import { onRequestBody } from './request-body.ts';
 
 export type X402Facilitator = {
   /** http://127.0.0.1:<port>: what HTTPFacilitatorClient({ url }) takes. */
@@ -106,16 +107,9 @@ export async function startX402Facilitator(opts: { node: NodeRef; privateKey?: H
   }
 
   const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY) req.destroy();
-      else chunks.push(c);
-    });
-    req.on('end', () => {
+    onRequestBody(req, MAX_BODY, (body) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
-      answer(req.method ?? 'GET', path, Buffer.concat(chunks).toString('utf8'))
+      answer(req.method ?? 'GET', path, body.toString('utf8'))
         .catch((e: Error): Reply => [500, { error: e.message }])
         .then(([status, payload]) => {
           calls.push({ path, status });

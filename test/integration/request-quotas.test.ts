@@ -54,6 +54,8 @@ test('a free organization: 1,000 billable requests admitted with the quota heade
   const list = await call('GET', '/v1/vaults', { base, token });
   expect(list.status).toBe(200);
   expect(list.headers.get('x-ratelimit-requests-limit')).toBe('1000');
+  // And the credit headers, as this api process last read them (within 30 s; never awaited).
+  expect([list.headers.get('x-overage-method'), list.headers.get('x-credit-balance-cents'), list.headers.get('x-credit-expiring-soon')]).toEqual(['credits', '0', '0']);
 
   const usage = await call('GET', '/v1/billing/usage', { base, token });
   expect(usage.status).toBe(200);

@@ -48,6 +48,7 @@ export const billingCreditRoutes = [
       const method = await s.billingCredits.setOverageMethod(action, (body.method ?? body.overage_method)!);
       // Credits this process leased under the old method go back now (others': at their next lease).
       if (method === 'x402') await s.creditMeter?.release(principal.orgId);
+      s.creditHeaders?.invalidate(principal.orgId);
       return { overage_method: method };
     },
   }),
