@@ -85,7 +85,7 @@ export const transactionRoutes = [
       presentTransaction(await s.transactions.get(action, params.agent_id, params.tx_id), query.include_signed_tx),
   }),
   route({
-    method: 'POST', path: '/v1/agents/:agent_id/transactions/simulate', tag: 'Transactions', auth: 'principal',
+    method: 'POST', path: '/v1/agents/:agent_id/transactions/simulate', tag: 'Transactions', auth: 'principal', billable: 'simulate_transaction',
     summary: "Run a transaction against the chain as the agent's address, without signing: gas, balance changes, revert reason",
     params: agentParams, body: simulateBody,
     success: { status: 200, description: 'The simulation (status success, reverted or error)', schema: SimulationSchema },
@@ -93,7 +93,7 @@ export const transactionRoutes = [
     handler: async ({ params, body, action, services: s }) => presentSimulation(await s.simulations.simulate(action, params.agent_id, body)),
   }),
   route({
-    method: 'POST', path: '/v1/agents/:agent_id/transactions/simulate-bundle', tag: 'Transactions', auth: 'principal',
+    method: 'POST', path: '/v1/agents/:agent_id/transactions/simulate-bundle', tag: 'Transactions', auth: 'principal', billable: 'simulate_transaction',
     summary: 'Simulate up to 20 transactions in order on one chain, each on the state the previous ones left',
     params: agentParams, body: simulateBundleBody,
     success: { status: 200, description: 'One simulation per transaction, in order', schema: SimulationBundleSchema },
