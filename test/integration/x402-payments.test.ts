@@ -5,6 +5,7 @@
 // organization past its quota gets the same 402, and @x402/fetch pays: the request is served,
 // the payment settles on chain, and the quota is not touched. A proof pays once; a failed request
 // gives its payment back; a settlement that fails is retried by the x402-settle workflow.
+import { randomUUID } from 'node:crypto';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader } from '@x402/core/http';
 import { toClientEvmSigner } from '@x402/evm';
@@ -130,6 +131,8 @@ test('on: no credentials on a paid route is 402 with the requirements in both fo
   expect(v2.accepts).toEqual([{ scheme: 'exact', network: facilitator.network, amount: '1500', asset: token.address, payTo, maxTimeoutSeconds: 60, extra: { name: 'USD Coin', version: '2' } }]);
   const write = await call('PUT', secretUrl, { base, body: { value: 'x', type: 'api_key' } });
   expect([write.status, write.body.accepts[0].price]).toEqual([402, '0.0075']);
+  const simulate = await call('POST', `/v1/agents/${randomUUID()}/transactions/simulate`, { base, body: {} });
+  expect([simulate.status, simulate.body.accepts[0].price, simulate.body.accepts[0].maxAmountRequired]).toEqual([402, '0.075', '75000']);
   expect((await call('GET', '/v1/vaults', { base })).status).toBe(401);
   const garbled = await call('GET', secretUrl, { base, headers: { 'x-payment': 'not a payment' } });
   expect([garbled.status, garbled.body.error]).toEqual([402, expect.stringContaining('malformed')]);
