@@ -7,12 +7,11 @@ import { z } from 'zod';
 import { route } from '../../route.ts';
 import { idParam } from '../../input/fields.ts';
 import { OrgBillingTierSchema, presentOrgBillingTier } from '../../presenters/billing.ts';
-import { OPERATORS_ONLY } from '../../../domain/auth/platform-operators.ts';
+import { NOT_AN_OPERATOR } from './operator-only.ts';
 import { TIERS, type Tier } from '../../../domain/limits/tier-limits.ts';
 import { BILLING_DURATION_MAX_DAYS, BILLING_DURATION_MIN_DAYS } from '../../../domain/org/billing-tier-commands.ts';
 
 const TAG = 'Admin';
-const FORBIDDEN = `Not a platform operator (${OPERATORS_ONLY}; agents never)`;
 
 const orgParams = z.object({ org_id: idParam });
 
@@ -30,7 +29,7 @@ export const billingTierRoutes = [
     summary: "Set an organization's billing tier (platform operators): a paid tier lasts duration_days (default 365) from now, then counts as free; free clears the period",
     params: orgParams, body: setBillingTierBody,
     success: { status: 200, description: 'The tier and, for a paid tier, the end of its period', schema: OrgBillingTierSchema },
-    errors: { 400: 'Invalid tier or duration_days', 403: FORBIDDEN, 404: 'Organization not found' },
+    errors: { 400: 'Invalid tier or duration_days', 403: NOT_AN_OPERATOR, 404: 'Organization not found' },
     handler: async ({ params, body, action, services: s }) => presentOrgBillingTier(await s.billingTiers.setTier(action, params.org_id, body)),
   }),
 ];

@@ -7,10 +7,9 @@ import { z } from 'zod';
 import { route } from '../../route.ts';
 import { idParam, timestampField } from '../../input/fields.ts';
 import { OrgLimitsSchema, presentOrgLimits } from '../../presenters/billing.ts';
-import { OPERATORS_ONLY } from '../../../domain/auth/platform-operators.ts';
+import { NOT_AN_OPERATOR } from './operator-only.ts';
 
 const TAG = 'Admin';
-const FORBIDDEN = `Not a platform operator (${OPERATORS_ONLY}; agents never)`;
 const orgParams = z.object({ org_id: idParam });
 
 /** A figure in place of the tier's: a whole number, at most what a bigint column and JSON carry exactly. */
@@ -33,7 +32,7 @@ export const orgLimitRoutes = [
     summary: "An organization's limit overrides (platform operators), whether they are in force, and the request quota that applies",
     params: orgParams,
     success: { status: 200, description: 'The overrides (none set: every figure omitted, is_sponsored false)', schema: OrgLimitsSchema },
-    errors: { 403: FORBIDDEN, 404: 'Organization not found' },
+    errors: { 403: NOT_AN_OPERATOR, 404: 'Organization not found' },
     handler: async ({ params, action, services: s }) => presentOrgLimits(await s.orgLimits.get(action, params.org_id)),
   }),
   route({
@@ -41,7 +40,7 @@ export const orgLimitRoutes = [
     summary: "Replace an organization's limit overrides (platform operators): request quota, sponsorship, caps, optional end",
     params: orgParams, body: orgLimitsBody,
     success: { status: 200, description: 'The overrides as stored', schema: OrgLimitsSchema },
-    errors: { 400: 'Invalid figure, unknown field, or expires_at not in the future', 403: FORBIDDEN, 404: 'Organization not found' },
+    errors: { 400: 'Invalid figure, unknown field, or expires_at not in the future', 403: NOT_AN_OPERATOR, 404: 'Organization not found' },
     handler: async ({ params, body, action, services: s }) => presentOrgLimits(await s.orgLimits.set(action, params.org_id, {
       requestQuota: body.free_tier_override, isSponsored: body.is_sponsored,
       caps: { vaults: body.max_vaults, secrets: body.max_secrets, agents: body.max_agents, automations: body.max_automations },

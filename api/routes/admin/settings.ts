@@ -4,11 +4,10 @@
 import { z } from 'zod';
 import { route } from '../../route.ts';
 import { presentSetting, SettingSchema, SettingsListSchema } from '../../presenters/admin-settings.ts';
-import { OPERATORS_ONLY } from '../../../domain/auth/platform-operators.ts';
+import { NOT_AN_OPERATOR } from './operator-only.ts';
 import { SETTING_VALUE_MAX } from '../../../domain/admin/settings-commands.ts';
 
 const TAG = 'Admin';
-const FORBIDDEN = `Not a platform operator (${OPERATORS_ONLY}; agents never)`;
 const keyParams = z.object({ key: z.string().max(200) });
 const settingBody = z.object({ value: z.string().max(SETTING_VALUE_MAX) });
 
@@ -17,7 +16,7 @@ export const settingRoutes = [
     method: 'GET', path: '/v1/admin/settings', tag: TAG, auth: 'user',
     summary: 'Every platform setting (platform operators)',
     success: { status: 200, description: 'The settings, by key', schema: SettingsListSchema },
-    errors: { 403: FORBIDDEN },
+    errors: { 403: NOT_AN_OPERATOR },
     handler: async ({ action, services: s }) => ({ settings: (await s.settings.list(action)).map(presentSetting) }),
   }),
   route({
@@ -25,7 +24,7 @@ export const settingRoutes = [
     summary: 'Set a platform setting to a string value (platform operators)',
     params: keyParams, body: settingBody,
     success: { status: 200, description: 'The setting as stored', schema: SettingSchema },
-    errors: { 400: 'value missing, not a string, or longer than 4,096 characters', 403: FORBIDDEN, 404: 'Not a setting key (letters, digits and ._:- only, at most 100)' },
+    errors: { 400: 'value missing, not a string, or longer than 4,096 characters', 403: NOT_AN_OPERATOR, 404: 'Not a setting key (letters, digits and ._:- only, at most 100)' },
     handler: async ({ params, body, action, services: s }) => presentSetting(await s.settings.put(action, params.key, body.value)),
   }),
   route({
@@ -33,7 +32,7 @@ export const settingRoutes = [
     summary: 'Delete a platform setting (platform operators)',
     params: keyParams,
     success: { status: 204, description: 'Deleted' },
-    errors: { 403: FORBIDDEN, 404: 'No such setting' },
+    errors: { 403: NOT_AN_OPERATOR, 404: 'No such setting' },
     handler: async ({ params, action, services: s }) => { await s.settings.delete(action, params.key); },
   }),
 ];

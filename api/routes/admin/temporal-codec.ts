@@ -9,13 +9,12 @@ import { route } from '../../route.ts';
 import { codecBody, codecLinkBody, codecLinkParams } from './schema.ts';
 import { TemporalPayloadsSchema, TemporalCodecLinkSchema, presentPayloads, presentCodecLink } from '../../presenters/temporal-codec.ts';
 import { CODEC_BASE_PATH, CODEC_LINK_MAX_MINUTES } from '../../../domain/temporal/codec-commands.ts';
-import { OPERATORS_ONLY } from '../../../domain/auth/platform-operators.ts';
+import { NOT_AN_OPERATOR } from './operator-only.ts';
 import type { AppContext } from '../../route.ts';
 
 /** Histories carry large payloads (2 MiB each at most on the server, a third more as base64). */
 const CODEC_BODY_LIMIT = 4 * 1024 * 1024;
 const TAG = 'Admin';
-const FORBIDDEN = `Not a platform operator (${OPERATORS_ONLY}; agents never)`;
 const namespaceOf = (ctx: AppContext) => ctx.get('x-namespace') || undefined;
 
 export const temporalCodecRoutes = [
@@ -24,7 +23,7 @@ export const temporalCodecRoutes = [
     summary: 'Decode (decrypt) Temporal payloads: remote codec protocol, for the `temporal` CLI (--codec-auth "Bearer …"); X-Namespace optional',
     body: codecBody, bodyLimitBytes: CODEC_BODY_LIMIT,
     success: { status: 200, description: 'The decoded payloads, in order', schema: TemporalPayloadsSchema },
-    errors: { 400: 'Malformed payloads, a payload that fails authentication, or another namespace', 403: FORBIDDEN },
+    errors: { 400: 'Malformed payloads, a payload that fails authentication, or another namespace', 403: NOT_AN_OPERATOR },
     handler: async ({ ctx, body, action, services: s }) =>
       presentPayloads(await s.temporalCodec.decode(action, { namespace: namespaceOf(ctx), payloads: body.payloads })),
   }),
@@ -33,7 +32,7 @@ export const temporalCodecRoutes = [
     summary: 'Encode (encrypt) Temporal payloads: remote codec protocol; X-Namespace optional',
     body: codecBody, bodyLimitBytes: CODEC_BODY_LIMIT,
     success: { status: 200, description: 'The encoded payloads, in order', schema: TemporalPayloadsSchema },
-    errors: { 400: 'Malformed payloads or another namespace', 403: FORBIDDEN },
+    errors: { 400: 'Malformed payloads or another namespace', 403: NOT_AN_OPERATOR },
     handler: async ({ ctx, body, action, services: s }) =>
       presentPayloads(await s.temporalCodec.encode(action, { namespace: namespaceOf(ctx), payloads: body.payloads })),
   }),
@@ -42,7 +41,7 @@ export const temporalCodecRoutes = [
     summary: `A codec endpoint URL for the Temporal UI's codec server setting, for this operator, valid ttl_minutes (default 60, at most ${CODEC_LINK_MAX_MINUTES})`,
     body: codecLinkBody,
     success: { status: 201, description: 'The codec link; it is a credential', schema: TemporalCodecLinkSchema },
-    errors: { 403: FORBIDDEN },
+    errors: { 403: NOT_AN_OPERATOR },
     handler: async ({ body, action, services: s }) => presentCodecLink(await s.temporalCodec.createLink(action, body.ttlMinutes)),
   }),
   route({

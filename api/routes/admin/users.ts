@@ -4,10 +4,9 @@ import { z } from 'zod';
 import { route } from '../../route.ts';
 import { idParam } from '../../input/fields.ts';
 import { AdminUsersSchema, presentAdminUsers } from '../../presenters/admin-users.ts';
-import { OPERATORS_ONLY } from '../../../domain/auth/platform-operators.ts';
+import { NOT_AN_OPERATOR } from './operator-only.ts';
 
 const TAG = 'Admin';
-const FORBIDDEN = `Not a platform operator (${OPERATORS_ONLY}; agents never)`;
 const usersQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   offset: z.coerce.number().int().min(0).max(10_000_000).default(0),
@@ -21,7 +20,7 @@ export const adminUserRoutes = [
     summary: "Every account on the platform, newest first, with its organization, plan, overrides and this month's requests (platform operators)",
     query: usersQuery,
     success: { status: 200, description: 'A page of accounts', schema: AdminUsersSchema },
-    errors: { 400: 'Invalid limit, offset or search', 403: FORBIDDEN },
+    errors: { 400: 'Invalid limit, offset or search', 403: NOT_AN_OPERATOR },
     handler: async ({ query, action, services: s }) =>
       presentAdminUsers(await s.adminUsers.page(action, query.offset, query.limit, query.search), query.offset, query.limit),
   }),
@@ -30,7 +29,7 @@ export const adminUserRoutes = [
     summary: "Delete an account (platform operators): its credentials die at once, its data is removed in the background, as when its owner deletes it",
     params: z.object({ user_id: idParam }),
     success: { status: 204, description: 'Deletion started' },
-    errors: { 403: FORBIDDEN, 404: 'No such account (or already being deleted)', 409: "The operator's own account, or the last owner of an organization with other members" },
+    errors: { 403: NOT_AN_OPERATOR, 404: 'No such account (or already being deleted)', 409: "The operator's own account, or the last owner of an organization with other members" },
     handler: async ({ params, action, services: s }) => { await s.adminUserDeletion.delete(action, params.user_id); },
   }),
 ];

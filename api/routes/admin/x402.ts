@@ -4,11 +4,10 @@
 import { z } from 'zod';
 import { route } from '../../route.ts';
 import { presentX402Settings, X402SettingsSchema } from '../../presenters/admin-x402.ts';
-import { OPERATORS_ONLY } from '../../../domain/auth/platform-operators.ts';
+import { NOT_AN_OPERATOR } from './operator-only.ts';
 import type { X402SettingsChange } from '../../../domain/billing/x402-admin.ts';
 
 const TAG = 'Admin';
-const FORBIDDEN = `Not a platform operator (${OPERATORS_ONLY}; agents never)`;
 
 const httpUrl = z.string().max(2048).refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL');
 const x402Body = z.object({
@@ -49,7 +48,7 @@ export const x402AdminRoutes = [
     method: 'GET', path: '/v1/admin/x402', tag: TAG, auth: 'user',
     summary: 'The platform x402 payment settings (platform operators)',
     success: { status: 200, description: 'The settings', schema: X402SettingsSchema },
-    errors: { 403: FORBIDDEN },
+    errors: { 403: NOT_AN_OPERATOR },
     handler: async ({ action, services: s }) => presentX402Settings(await s.x402Admin.get(action)),
   }),
   route({
@@ -57,7 +56,7 @@ export const x402AdminRoutes = [
     summary: 'Change the platform x402 payment settings (platform operators): the fields sent, merged over the stored ones',
     body: x402Body,
     success: { status: 200, description: 'The settings as stored', schema: X402SettingsSchema },
-    errors: { 400: 'Invalid field, or enabled without pay_to and facilitator_url', 403: FORBIDDEN },
+    errors: { 400: 'Invalid field, or enabled without pay_to and facilitator_url', 403: NOT_AN_OPERATOR },
     handler: async ({ body, action, services: s }) => presentX402Settings(await s.x402Admin.update(action, changeOf(body))),
   }),
 ];
