@@ -4,7 +4,7 @@
 // `value` is a decimal amount in ETH ("0.5") or 0x-hex wei (spec §4.9: both forms appear); gas
 // prices and fees are wei, as a JSON integer or decimal or 0x-hex text. An optional field sent as null
 // counts as not sent. On a Solana network, personal_sign's `message` and transaction's
-// `raw_transaction` are read, on a Tron network transaction's `tron_transaction` (domain/intents/families/family-sign-commands.ts); the other non-EVM
+// `raw_transaction` are read (on Bitcoin too: `raw_transaction` is then a PSBT), on a Tron network transaction's `tron_transaction` (domain/intents/families/family-sign-commands.ts); the other non-EVM
 // fields (destination_tag, memo, xrpl_tx_json …) and approval_id are not read: unknown fields are dropped.
 import { z } from 'zod';
 import type { Address, Hex } from 'viem';

@@ -1,6 +1,6 @@
 // The unified sign endpoint (spec §4.9; reference signIntent): the agent's key signs an EIP-191
 // message, EIP-712 typed data, a raw digest or an EVM transaction of type 0 to 4; on Solana a
-// message or a transaction the agent provides, on XRP a provided xrpl_tx_json
+// message or a transaction the agent provides, on Bitcoin a message or a PSBT, on XRP a provided xrpl_tx_json
 // (domain/intents/families/family-sign-commands.ts). Sign only:
 // nothing is broadcast. The agent itself (token with the intents_api_enabled claim) or an owner
 // or admin of its organization; the rules are the domain's (domain/intents/sign-commands.ts).
