@@ -42,24 +42,40 @@ export async function readRawBody(ctx: AppContext, limit: number): Promise<Buffe
  * early destroys the request stream, and destroying an unfinished request destroys its socket,
  * which can race the 413 being written. Here the request is left alone: Node discards the rest
  * once the answer is sent, and the connection then closes (see lingerOnClose).
+ * A client that hung up before its body was read: Node has destroyed the request by then, and a
+ * destroyed stream never emits `end` or `error`, so without the checks below the handler would
+ * wait forever (holding its memory and every graceful stop for the drain timeout).
  */
 function readUpTo(ctx: AppContext, limit: number): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const req = ctx.req;
+    if (req.destroyed) {
+      reject(clientGone());
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    const done = (v: Buffer | null) => { req.off('data', onData); req.off('end', onEnd); req.off('error', onError); resolve(v); };
+    const off = () => { req.off('data', onData); req.off('end', onEnd); req.off('error', onError); req.off('close', onClose); };
+    const done = (v: Buffer | null) => { off(); resolve(v); };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) done(null);
       else chunks.push(chunk);
     };
     const onEnd = () => done(Buffer.concat(chunks));
-    const onError = (e: Error) => { req.off('data', onData); req.off('end', onEnd); reject(e); };
+    const onError = (e: Error) => { off(); reject(e); };
+    // Destroyed while reading (the client hung up): `close` without `end`.
+    const onClose = () => { off(); reject(clientGone()); };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
+    req.on('close', onClose);
   });
+}
+
+/** No one is left to answer; the request is not carried out (its client must retry, as it never got an answer). */
+function clientGone(): Problem {
+  return badRequest('The client closed the connection before its request body was read: nothing was done');
 }
 
 /**

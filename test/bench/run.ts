@@ -20,7 +20,7 @@
 // Exits 1 when a run has more than 1% failed requests (non-2xx or connection errors).
 import autocannon from 'autocannon';
 import type { Result } from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -107,6 +107,9 @@ async function startServer(): Promise<Server> {
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   const stop = () => (stopping ??= stopGroup(child, () => exited).then(() => {
+    // Postgres and Temporal run in process groups of their own: when dev.ts had to be killed they
+    // outlive it, and would eat the CPU of every later bench run. Their command lines name the data dir.
+    spawnSync('pkill', ['-KILL', '-f', dataDir], { stdio: 'ignore' });
     fs.rmSync(dataDir, { recursive: true, force: true });
   }));
   log(`starting workers/dev.ts on ${baseUrl} (DATA_DIR ${dataDir})`);
