@@ -75,6 +75,7 @@ async function handle(def: RouteDef, ctx: AppContext, s: ApiServices, paths: Pat
   if (def.body) body = parseOrThrow(def.body, await readJsonBody(ctx, def.bodyLimitBytes ?? s.config.bodyLimitBytes), 'body');
   const action: ActionContext = {
     principal: ctx.state.principal ?? null,
+    platformApp: ctx.state.platformApp ?? null,
     clientIp: ctx.state.clientIp,
     requestId: ctx.state.requestId,
     method: ctx.method,

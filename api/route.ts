@@ -4,15 +4,19 @@
 // and run no SQL: they call one domain command and return what a presenter built from its result.
 import type { ParameterizedContext } from 'koa';
 import type { z } from 'zod';
-import type { Principal } from '../domain/auth/principal.ts';
+import type { PlatformCaller, Principal } from '../domain/auth/principal.ts';
 import type { ActionContext } from '../domain/audit/action-context.ts';
 import type { ApiServices } from './services.ts';
 import type { BillableAction } from '../domain/billing/request-prices.ts';
 import type { X402Settings } from '../domain/billing/x402-requirements.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-/** public: no credentials; user: a human's token or key; principal: a human or an agent. */
-export type AuthLevel = 'public' | 'user' | 'principal';
+/**
+ * public: no credentials; user: a human's token or key; principal: a human or an agent;
+ * platform: an app's `plt_` key only; user_or_platform: a human, or an app (for itself).
+ * A `plt_` key reaches only the last two.
+ */
+export type AuthLevel = 'public' | 'user' | 'principal' | 'platform' | 'user_or_platform';
 /** 302: a link opened in a browser (the handler sets Location), with a small JSON body for programs. */
 export type SuccessStatus = 200 | 201 | 202 | 204 | 302;
 
@@ -20,6 +24,8 @@ export type RequestState = {
   requestId: string;
   clientIp: string;
   principal?: Principal;
+  /** The platform app behind a `plt_` key (routes of level platform or user_or_platform). */
+  platformApp?: PlatformCaller;
   /** A short label of the matched route for the audit record. */
   routeLabel?: string;
   /** The route that took the request: its declaration says which path segments are credentials. */

@@ -10,6 +10,8 @@ import type { Kms } from '../domain/crypto/kms/kms.ts';
 import type { Logger } from '../domain/log.ts';
 import type { JwtService } from '../domain/auth/jwt.ts';
 import type { ApiKeyService } from '../domain/auth/api-keys.ts';
+import type { PlatformKeyService } from '../domain/platform/platform-keys.ts';
+import type { PlatformAppCommands } from '../domain/platform/platform-app-commands.ts';
 import type { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import type { AuditWriter } from '../domain/audit/audit-writer.ts';
 import type { Limiter } from '../domain/ratelimit/limiter.ts';
@@ -104,6 +106,8 @@ export type ApiServices = {
   rateLimits: Pick<RateLimits, 'close'>;
   jwt: JwtService;
   apiKeys: ApiKeyService;
+  /** Resolves platform apps' plt_ keys for authentication. */
+  platformKeys: PlatformKeyService;
   ipRules: IpRuleCache;
   /** The key backend, for /v1/health/hsm. */
   kms: Kms;
@@ -145,6 +149,8 @@ export type ApiServices = {
   personalKeys: ApiKeyCommands;
   /** Organization webhooks and their delivery history. */
   webhooks: WebhookCommands;
+  /** Platform API apps (§4.15) and their plt_ keys. */
+  platformApps: PlatformAppCommands;
   /** Human-in-the-loop approvals: agents request, humans decide. */
   approvals: ApprovalCommands;
   /** The mailed one-click links: GET /v1/approvals/quick-decide. */

@@ -15,6 +15,8 @@ import type { ApiServices } from '../api/services.ts';
 import { RevocationList } from '../domain/auth/revocations.ts';
 import { JwtService } from '../domain/auth/jwt.ts';
 import { ApiKeyService } from '../domain/auth/api-keys.ts';
+import { PlatformKeyService } from '../domain/platform/platform-keys.ts';
+import { PlatformAppCommands } from '../domain/platform/platform-app-commands.ts';
 import { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import { AuditWriter } from '../domain/audit/audit-writer.ts';
 import { secretReadPrecondition } from '../domain/secrets/read-guard.ts';
@@ -122,6 +124,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   const db = () => core.db.em.fork();
   const revocations = new RevocationList(db, bus);
   const apiKeys = new ApiKeyService(core.pepper, hot, bus);
+  const platformKeys = new PlatformKeyService(core.pepper, hot, bus);
   const ipRules = new IpRuleCache(db, bus);
   await startBus();
   const jwt = new JwtService(config.jwtIssuer, core.jwtWrapKey, revocations);
@@ -169,7 +172,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
   return {
     config, log,
     x402, x402Admin: new X402Admin({ db, audit: actionAudit, operators: platformOperators, payments: x402 }),
-    audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, ipRules, kms: core.kms,
+    audit, rateLimiter: limits.limiter(globalLimit(config)), rateLimits: limits, jwt, apiKeys, platformKeys, ipRules, kms: core.kms,
     quotaMeter, creditMeter, creditHeaders, billingUsage: new BillingUsage({ db, meter: quotaMeter, credits: creditMeter }),
     billingHistory: new BillingHistory({ db }),
     billingCredits: new BillingCredits({ db, audit: actionAudit }),
@@ -192,6 +195,9 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     enrollments: new EnrollmentCommands({
       db, hot, pepper: core.pepper, mailer, audit: actionAudit, publicUrl: config.publicUrl,
       perIp: limits.limiter(ENROLL_PER_IP),
+    }),
+    platformApps: new PlatformAppCommands({
+      db, audit: actionAudit, keys: platformKeys, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
     }),
     webhooks: new WebhookCommands({
       db, audit: actionAudit, webhookKey: core.webhookKey, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,

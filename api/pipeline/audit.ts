@@ -19,7 +19,7 @@ export function auditRequests(audit: AuditWriter, paths: PathRedactor): Middlewa
     } finally {
       const recordedByHandler = ctx.state.audited === true && ctx.status < 400;
       if (!recordedByHandler) {
-        const principal = ctx.state.principal;
+        const principal = ctx.state.principal ?? ctx.state.platformApp;
         const path = paths.redact(ctx.path, ctx.state.route);
         audit.recordQuietly({
           orgId: principal?.orgId ?? null,

@@ -1,18 +1,26 @@
-// Stage 4 (§7): authentication. A JWT (EdDSA, verified in memory) or a personal `xck_` key as
-// Bearer (bearer.ts). Anything missing, malformed, expired or revoked is a 401.
+// Stage 4 (§7): authentication. A JWT (EdDSA, verified in memory), a personal `xck_` key or a
+// platform app's `plt_` key as Bearer (bearer.ts). Anything missing, malformed, expired or revoked
+// is a 401; a valid credential on a route not meant for its kind is a 403 (a `plt_` key reaches
+// only the platform API: spec §5 rule 4).
 import type { Middleware } from 'koa';
 import type { AuthLevel, RequestState } from '../route.ts';
 import type { ApiServices } from '../services.ts';
 import { Problem } from '../../domain/errors.ts';
-import { principalFromAuthorization } from './bearer.ts';
+import { callerFromAuthorization, platformKeyRefused } from './bearer.ts';
 
 export function authenticate(level: AuthLevel, s: ApiServices): Middleware<RequestState> {
   return async (ctx, next) => {
-    const principal = await principalFromAuthorization(ctx.get('authorization') || undefined, s);
-    if (level === 'user' && principal.type !== 'user') {
-      throw new Problem(403, 'This operation is available to human users only');
+    const caller = await callerFromAuthorization(ctx.get('authorization') || undefined, s);
+    if (caller.type === 'platform') {
+      if (level !== 'platform' && level !== 'user_or_platform') throw platformKeyRefused();
+      ctx.state.platformApp = caller;
+    } else {
+      if (level === 'platform') throw new Problem(403, "This operation is for platform apps: call it with the app's plt_ key");
+      if ((level === 'user' || level === 'user_or_platform') && caller.type !== 'user') {
+        throw new Problem(403, 'This operation is available to human users only');
+      }
+      ctx.state.principal = caller;
     }
-    ctx.state.principal = principal;
     await next();
   };
 }

@@ -23,6 +23,7 @@ import { agentRoutes } from './agents/agents.ts';
 import { agentTokenRoutes } from './agents/agent-token.ts';
 import { enrollRoutes } from './agents/enroll.ts';
 import { webhookRoutes } from './webhooks/webhooks.ts';
+import { platformAppRoutes } from './platform/apps.ts';
 import { approvalRoutes } from './approvals/approvals.ts';
 import { memoryRoutes } from './agents/memory.ts';
 import { temporalCodecRoutes } from './admin/temporal-codec.ts';
@@ -61,6 +62,7 @@ export function allRoutes(): RouteDef[] {
     ...vaultRoutes, ...keyRotationRoutes, ...cmekRoutes, ...secretRoutes, ...shareRoutes, ...policyRoutes, ...agentTokenRoutes, ...enrollRoutes, ...agentRoutes, ...signingKeyRoutes, ...signRoutes, ...transactionRoutes, ...bindingRoutes, ...executeRoutes,
     ...treasuryWalletRoutes, ...treasuryPasskeyRoutes,
     ...webhookRoutes,
+    ...platformAppRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
     ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...settingRoutes, ...adminUserRoutes, ...billingUsageRoutes, ...billingHistoryRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes, ...x402AdminRoutes,

@@ -1,6 +1,7 @@
-// Platform-wide settings an operator keeps (migration 0047; domain/admin).
+// Platform-wide settings an operator keeps (migration 0047; domain/admin), and the platform API's apps (0053; domain/platform).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { User } from './accounts.ts';
+import { Organization } from './org.ts';
 
 export const PlatformSetting = defineEntity({
   name: 'PlatformSetting',
@@ -13,3 +14,39 @@ export const PlatformSetting = defineEntity({
   },
 });
 export type PlatformSettingRow = InferEntity<typeof PlatformSetting>;
+
+/** An app built on the platform API (migration 0053; domain/platform). Its `plt_` key is kept as a digest only. */
+export const PlatformApp = defineEntity({
+  name: 'PlatformApp',
+  tableName: 'platform_apps',
+  properties: {
+    id: p.uuid().primary(),
+    org_id: () => p.manyToOne(Organization).mapToPk().fieldName('org_id').deleteRule('cascade'),
+    name: p.text().check('char_length(name) >= 1 AND char_length(name) <= 100'),
+    slug: p.text().check("slug ~ '^[a-zA-Z0-9_-]{3,64}$'"),
+    description: p.text().default(''),
+    logo_url: p.text().nullable(),
+    oidc_jwks_url: p.text().nullable(),
+    oidc_issuer: p.text().nullable(),
+    oidc_audience: p.text().nullable(),
+    redirect_uris: p.array().default([]),
+    webhook_url: p.text().nullable(),
+    is_active: p.boolean().default(true),
+    billing_model: p.text().default('platform_pays').check("billing_model IN ('platform_pays', 'user_pays', 'hybrid')"),
+    auth_mode: p.text().default('silent').check("auth_mode IN ('silent', 'user_signin', 'configurable')"),
+    max_connected_users: p.integer().nullable().check('max_connected_users IS NULL OR max_connected_users >= 0'),
+    api_key_prefix: p.text(),
+    api_key_digest: p.text().unique(),
+    api_key_expires_at: p.datetime().nullable(),
+    api_key_rotated_at: p.datetime().nullable(),
+    /** A rotation's overlap: the previous key, valid until previous_key_expires_at. */
+    previous_key_digest: p.text().nullable().unique(),
+    previous_key_expires_at: p.datetime().nullable(),
+    created_by: () => p.manyToOne(User).mapToPk().fieldName('created_by').nullable().deleteRule('set null'),
+    created_at: p.datetime().defaultRaw('now()'),
+    updated_at: p.datetime().defaultRaw('now()'),
+  },
+  uniques: [{ name: 'platform_apps_slug_key', expression: 'create unique index platform_apps_slug_key on platform_apps (lower(slug))' }],
+  indexes: [{ name: 'platform_apps_org_idx', properties: ['org_id', 'created_at'] }],
+});
+export type PlatformAppRow = InferEntity<typeof PlatformApp>;

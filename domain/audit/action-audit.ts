@@ -27,7 +27,7 @@ export class ActionAudit {
   }
 
   async record(ctx: ActionContext, action: string, e: ActionRecord): Promise<void> {
-    const actor = e.actor !== undefined ? e.actor : ctx.principal;
+    const actor = e.actor !== undefined ? e.actor : ctx.principal ?? ctx.platformApp ?? null;
     ctx.onAudited();
     await this.writer.record({
       orgId: e.orgId !== undefined ? e.orgId : actor?.orgId ?? null,

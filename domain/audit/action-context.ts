@@ -1,11 +1,13 @@
 // What a domain command knows of the request that asked for it: who, from where, and which
 // request, so the command can write its own audit record. No Koa types: commands are also
 // called from activities and tests.
-import type { Principal } from '../auth/principal.ts';
+import type { PlatformCaller, Principal } from '../auth/principal.ts';
 
 export type ActionContext = {
   /** The verified caller; null on public routes (signup, login, enrollment …). */
   principal: Principal | null;
+  /** The platform app calling with its `plt_` key, on the platform API's routes (then principal is null). */
+  platformApp?: PlatformCaller | null;
   clientIp: string;
   requestId: string;
   method: string;

@@ -14,6 +14,13 @@ export type Principal = {
   intentsApiEnabled?: boolean;
 };
 
+/**
+ * An app of the platform API, calling with its `plt_` key (spec §5 rule 4). Not a Principal: it
+ * reaches only platform routes (api/pipeline/authenticate.ts), and the commands of those routes
+ * take it explicitly.
+ */
+export type PlatformCaller = { type: 'platform'; id: string; orgId: string; via: 'api_key' };
+
 export const subjectOf = (p: { type: PrincipalType; id: string }) => `${p.type}:${p.id}`;
 
 /** The verified caller of an authenticated action (routes that are not public always have one). */

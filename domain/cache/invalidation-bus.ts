@@ -12,7 +12,8 @@ export type Invalidation =
   /** `exemptJti`: the one token the cut-off spares (the caller of change-password); absent from older replicas. */
   | { kind: 'principal_revoked'; subject: string; notBefore: string; exemptJti?: string | null }
   | { kind: 'api_keys_changed'; userId: string }
-  | { kind: 'ip_rules_changed'; orgId: string };
+  | { kind: 'ip_rules_changed'; orgId: string }
+  | { kind: 'platform_keys_changed'; appId: string };
 
 type Handler = (msg: Invalidation) => void;
 

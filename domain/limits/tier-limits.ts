@@ -55,6 +55,8 @@ const FEATURE_TIERS = {
   // Spec §1 says Pro or higher; the reference says all tiers since v0.47.3 (facts §22). The spec
   // wins where it speaks (reference/README.md), so Pro or higher.
   treasury_wallets: { label: 'Treasury wallets', tiers: ['pro', 'team', 'business', 'enterprise'] as Tier[] },
+  // Spec §4.15: the platform API is Pro tier or higher.
+  platform_api: { label: 'Platform apps', tiers: ['pro', 'team', 'business', 'enterprise'] as Tier[] },
 };
 
 /** Throws 403 unless the organization's plan includes `feature`. */

@@ -17,7 +17,7 @@ import { isUuid } from '../ids.ts';
 import { z } from 'zod';
 import { cursorCodec, isBigintText } from '../paging/cursor.ts';
 import { unknownEventNames } from '../events/catalogue.ts';
-import { checkAddress, checkUrl, type Exemptions, type Resolver, type ResolvedAddress } from '../net/outbound/index.ts';
+import { checkStoredDestination, type Exemptions, type Resolver } from '../net/outbound/index.ts';
 import { generateWebhookSecret, sealWebhookSecret } from './webhook-secret.ts';
 import { markBatchesStarted, type DeliveryStatus } from './delivery-repository.ts';
 import {
@@ -27,8 +27,7 @@ import {
 } from './webhook-repository.ts';
 
 export const MAX_WEBHOOKS = 50;
-/** How long a destination's name may take to resolve before the URL is refused. */
-export const RESOLVE_TIMEOUT_MS = 3000;
+export { RESOLVE_TIMEOUT_MS } from '../net/outbound/index.ts';
 
 export type WebhookDeps = {
   db: () => EntityManager;
@@ -217,18 +216,8 @@ export class WebhookCommands {
    * Refuses a destination the delivery client would refuse: the URL policy first (no network),
    * then every address its name resolves to now. A literal address was judged by the policy.
    */
-  private async checkDestination(url: string): Promise<void> {
-    const verdict = checkUrl(url, { exemptions: this.d.exemptions, allowHttp: false });
-    if (!verdict.ok) throw invalidField('url', verdict.reason);
-    const t = verdict.target;
-    if (t.literalAddress !== null) return;
-    const addresses = await resolveWithin(this.d.resolver, t.hostname, RESOLVE_TIMEOUT_MS);
-    if (addresses === 'timeout') throw invalidField('url', `host name ${JSON.stringify(t.hostname)} did not resolve within ${RESOLVE_TIMEOUT_MS / 1000} s`);
-    if (addresses.length === 0) throw invalidField('url', `host name ${JSON.stringify(t.hostname)} does not resolve`);
-    for (const a of addresses) {
-      const v = checkAddress(a.address, this.d.exemptions);
-      if (!v.allowed) throw invalidField('url', `host name ${JSON.stringify(t.hostname)} resolves to ${v.address}, which is not allowed: ${v.reason}`);
-    }
+  private checkDestination(url: string): Promise<void> {
+    return checkStoredDestination(url, 'url', this.d);
   }
 }
 
@@ -249,17 +238,6 @@ function checkEvents(events: string[]): string[] {
     throw invalidField('events', `unknown event name${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} ("*" subscribes to every event)`);
   }
   return [...new Set(events)];
-}
-
-/** The addresses, or 'timeout'; a failed lookup is no address at all. */
-async function resolveWithin(resolver: Resolver, hostname: string, ms: number): Promise<ResolvedAddress[] | 'timeout'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'timeout'>((resolve) => { timer = setTimeout(() => resolve('timeout'), ms); });
-  try {
-    return await Promise.race([resolver(hostname).catch((): ResolvedAddress[] => []), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

@@ -45,12 +45,19 @@ test('object shapes admit no extra properties, so no response can carry an undec
   const { schemas } = z.toJSONSchema(registry, { io: 'output', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
   // Documents that embed foreign JSON (problem extras, JWKs, the OpenAPI document) are open by design.
   const open = new Set(['Problem', 'Jwks', 'OpenApiDocument']);
-  type Shape = { additionalProperties?: unknown; anyOf?: Shape[]; oneOf?: Shape[] };
+  type Shape = { additionalProperties?: unknown; anyOf?: Shape[]; oneOf?: Shape[]; type?: string; items?: Shape & { $ref?: string } };
   for (const [id, s] of Object.entries(schemas)) {
     if (open.has(id)) continue;
+    // A bare list (the reference's GET /v1/platform/apps) is closed when its items are: a registered
+    // shape (checked by this loop in its turn) or a closed object.
+    const items = (s as Shape).type === 'array' ? (s as Shape).items : undefined;
+    if (items?.$ref !== undefined) {
+      expect(Object.keys(schemas)).toContain(items.$ref.split('/').pop());
+      continue;
+    }
     // A union (LoginResponse: a token or an MFA challenge) is closed when every one of its shapes is.
     const union = (s as Shape).anyOf ?? (s as Shape).oneOf;
-    const shapes = union ? union.map((b, i) => [`${id}[${i}]`, b] as const) : [[id, s as Shape] as const];
+    const shapes = items ? [[`${id}[]`, items] as const] : union ? union.map((b, i) => [`${id}[${i}]`, b] as const) : [[id, s as Shape] as const];
     for (const [name, shape] of shapes) expect({ name, additionalProperties: shape.additionalProperties }).toEqual({ name, additionalProperties: false });
   }
 });

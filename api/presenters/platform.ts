@@ -1,0 +1,70 @@
+// Platform API apps (spec §4.15; reference PlatformAppResponse, PlatformAppCreatedResponse). The
+// `plt_` key appears only in PlatformAppCreated and the rotation's answer, once; no other shape has
+// a field that could carry it. Nullable fields are sent as null, as the reference has them.
+import { z } from 'zod';
+import { shape, timestamp, uuid, isoAlways } from './registry.ts';
+import type { CreatedPlatformApp, PlatformAppView, RotatedPlatformKey } from '../../domain/platform/platform-app-commands.ts';
+
+const nullableTimestamp = timestamp.nullable();
+
+const appFields = {
+  id: uuid,
+  name: z.string(),
+  slug: z.string(),
+  description: z.string(),
+  logo_url: z.string().nullable(),
+  /** The start of the app's key, to tell keys apart (never enough to use it). */
+  api_key_prefix: z.string(),
+  oidc_jwks_url: z.string().nullable(),
+  oidc_issuer: z.string().nullable(),
+  oidc_audience: z.string().nullable(),
+  redirect_uris: z.array(z.string()),
+  webhook_url: z.string().nullable(),
+  is_active: z.boolean(),
+  billing_model: z.enum(['platform_pays', 'user_pays', 'hybrid']),
+  auth_mode: z.enum(['silent', 'user_signin', 'configurable']),
+  max_connected_users: z.number().int().nullable(),
+  connected_users: z.number().int(),
+  api_key_expires_at: nullableTimestamp,
+  api_key_rotated_at: nullableTimestamp,
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+
+export const PlatformAppSchema = shape('PlatformApp', z.object(appFields));
+
+export const PlatformAppCreatedSchema = shape('PlatformAppCreated', z.object({
+  ...appFields,
+  /** The app's `plt_` key. */
+  api_key: z.string(),
+}), 'The new app: `api_key` is shown this once and never again');
+
+export const PlatformAppListSchema = shape('PlatformAppList', z.array(PlatformAppSchema), "The organization's apps, oldest first (a bare array, as the reference has it)");
+
+export const PlatformKeyRotatedSchema = shape('PlatformKeyRotated', z.object({
+  api_key: z.string(),
+  api_key_prefix: z.string(),
+  api_key_expires_at: nullableTimestamp,
+  /** Ours: until when the previous key still works (null: it stopped at once). */
+  old_key_valid_until: nullableTimestamp,
+}), 'The new key, shown this once');
+
+const iso = (d: Date | null) => (d === null ? null : isoAlways(d));
+
+export function presentPlatformApp(a: PlatformAppView): z.output<typeof PlatformAppSchema> {
+  return {
+    id: a.id, name: a.name, slug: a.slug, description: a.description, logo_url: a.logo_url, api_key_prefix: a.api_key_prefix,
+    oidc_jwks_url: a.oidc_jwks_url, oidc_issuer: a.oidc_issuer, oidc_audience: a.oidc_audience, redirect_uris: a.redirect_uris,
+    webhook_url: a.webhook_url, is_active: a.is_active, billing_model: a.billing_model as 'platform_pays', auth_mode: a.auth_mode as 'silent',
+    max_connected_users: a.max_connected_users, connected_users: a.connected_users, api_key_expires_at: iso(a.api_key_expires_at),
+    api_key_rotated_at: iso(a.api_key_rotated_at), created_at: isoAlways(a.created_at), updated_at: isoAlways(a.updated_at),
+  };
+}
+
+export const presentPlatformAppCreated = (c: CreatedPlatformApp): z.output<typeof PlatformAppCreatedSchema> => ({ ...presentPlatformApp(c.app), api_key: c.apiKey });
+
+export const presentPlatformAppList = (apps: PlatformAppView[]): z.output<typeof PlatformAppListSchema> => apps.map(presentPlatformApp);
+
+export const presentPlatformKeyRotated = (r: RotatedPlatformKey): z.output<typeof PlatformKeyRotatedSchema> => ({
+  api_key: r.apiKey, api_key_prefix: r.prefix, api_key_expires_at: iso(r.expiresAt), old_key_valid_until: iso(r.previousKeyValidUntil),
+});

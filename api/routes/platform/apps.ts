@@ -1,0 +1,65 @@
+// Platform apps (spec §4.15, issue 35 §1): an organization's owners and admins register the apps
+// that build on the service (Pro plan or higher); each gets a `plt_` key shown once. An app may read
+// its own registration with that key; every other route refuses a `plt_` key.
+import { route } from '../../route.ts';
+import { createPlatformAppBody, platformAppParams, rotatePlatformKeyBody, updatePlatformAppBody } from './schema.ts';
+import {
+  PlatformAppCreatedSchema, PlatformAppListSchema, PlatformAppSchema, PlatformKeyRotatedSchema,
+  presentPlatformApp, presentPlatformAppCreated, presentPlatformAppList, presentPlatformKeyRotated,
+} from '../../presenters/platform.ts';
+
+const MANAGERS_ONLY = 'Not an owner or admin (agents and platform keys never)';
+
+export const platformAppRoutes = [
+  route({
+    method: 'POST', path: '/v1/platform/apps', tag: 'Platform', auth: 'user',
+    summary: 'Register a platform app; its plt_ key is returned once',
+    body: createPlatformAppBody,
+    success: { status: 201, description: 'The app and its one-time plt_ key', schema: PlatformAppCreatedSchema },
+    errors: {
+      400: 'A field is invalid (named in errors[])', 403: `${MANAGERS_ONLY}; plan_feature_unavailable below Pro; resource_limit_exceeded (25 apps)`,
+      409: 'The slug is taken',
+    },
+    handler: async ({ body, action, services: s }) => presentPlatformAppCreated(await s.platformApps.create(action, body)),
+  }),
+  route({
+    method: 'GET', path: '/v1/platform/apps', tag: 'Platform', auth: 'user',
+    summary: "The organization's platform apps, oldest first",
+    success: { status: 200, description: 'The apps', schema: PlatformAppListSchema },
+    errors: { 403: MANAGERS_ONLY },
+    handler: async ({ action, services: s }) => presentPlatformAppList(await s.platformApps.list(action)),
+  }),
+  route({
+    method: 'GET', path: '/v1/platform/apps/:appId', tag: 'Platform', auth: 'user_or_platform',
+    summary: "One platform app: for its organization's owners and admins, or the app itself with its plt_ key",
+    params: platformAppParams,
+    success: { status: 200, description: 'The app', schema: PlatformAppSchema },
+    errors: { 403: MANAGERS_ONLY, 404: 'Not found (or another app than the key\'s)' },
+    handler: async ({ params, action, services: s }) => presentPlatformApp(await s.platformApps.get(action, params.appId)),
+  }),
+  route({
+    method: 'PATCH', path: '/v1/platform/apps/:appId', tag: 'Platform', auth: 'user',
+    summary: 'Update a platform app; is_active false or a past api_key_expires_at stops its key at once',
+    params: platformAppParams, body: updatePlatformAppBody,
+    success: { status: 200, description: 'The app', schema: PlatformAppSchema },
+    errors: { 400: 'No field given, or a field is invalid (a webhook_url the outbound policy refuses)', 403: MANAGERS_ONLY, 404: 'Not found' },
+    handler: async ({ params, body, action, services: s }) => presentPlatformApp(await s.platformApps.update(action, params.appId, body)),
+  }),
+  route({
+    method: 'DELETE', path: '/v1/platform/apps/:appId', tag: 'Platform', auth: 'user',
+    summary: 'Delete a platform app; its key stops at once',
+    params: platformAppParams,
+    success: { status: 204, description: 'Deleted' },
+    errors: { 403: MANAGERS_ONLY, 404: 'Not found' },
+    handler: async ({ params, action, services: s }) => s.platformApps.delete(action, params.appId),
+  }),
+  route({
+    method: 'POST', path: '/v1/platform/apps/:appId/rotate-key', tag: 'Platform', auth: 'user',
+    summary: 'A new plt_ key, shown once; the old one stops at once, or after old_key_valid_for_seconds (at most a day)',
+    params: platformAppParams, body: rotatePlatformKeyBody,
+    success: { status: 200, description: 'The new key', schema: PlatformKeyRotatedSchema },
+    errors: { 400: 'A field is invalid', 403: MANAGERS_ONLY, 404: 'Not found' },
+    handler: async ({ params, body, action, services: s }) =>
+      presentPlatformKeyRotated(await s.platformApps.rotateKey(action, params.appId, { expiresAt: body.api_key_expires_at, overlapSeconds: body.old_key_valid_for_seconds })),
+  }),
+];
