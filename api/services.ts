@@ -12,6 +12,7 @@ import type { JwtService } from '../domain/auth/jwt.ts';
 import type { ApiKeyService } from '../domain/auth/api-keys.ts';
 import type { PlatformKeyService } from '../domain/platform/platform-keys.ts';
 import type { PlatformAppCommands } from '../domain/platform/platform-app-commands.ts';
+import type { TemplateCommands } from '../domain/platform/template-commands.ts';
 import type { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import type { AuditWriter } from '../domain/audit/audit-writer.ts';
 import type { Limiter } from '../domain/ratelimit/limiter.ts';
@@ -151,6 +152,8 @@ export type ApiServices = {
   webhooks: WebhookCommands;
   /** Platform API apps (§4.15) and their plt_ keys. */
   platformApps: PlatformAppCommands;
+  /** Platform apps' bootstrap templates. */
+  platformTemplates: TemplateCommands;
   /** Human-in-the-loop approvals: agents request, humans decide. */
   approvals: ApprovalCommands;
   /** The mailed one-click links: GET /v1/approvals/quick-decide. */

@@ -17,6 +17,7 @@ import { JwtService } from '../domain/auth/jwt.ts';
 import { ApiKeyService } from '../domain/auth/api-keys.ts';
 import { PlatformKeyService } from '../domain/platform/platform-keys.ts';
 import { PlatformAppCommands } from '../domain/platform/platform-app-commands.ts';
+import { TemplateCommands } from '../domain/platform/template-commands.ts';
 import { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import { AuditWriter } from '../domain/audit/audit-writer.ts';
 import { secretReadPrecondition } from '../domain/secrets/read-guard.ts';
@@ -199,6 +200,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     platformApps: new PlatformAppCommands({
       db, audit: actionAudit, keys: platformKeys, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
     }),
+    platformTemplates: new TemplateCommands({ db, audit: actionAudit }),
     webhooks: new WebhookCommands({
       db, audit: actionAudit, webhookKey: core.webhookKey, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
       client: new WebhooksClient(w.temporal, config.webhookRetryInitialSeconds), log,

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { shape, timestamp, uuid, isoAlways } from './registry.ts';
 import type { CreatedPlatformApp, PlatformAppView, RotatedPlatformKey } from '../../domain/platform/platform-app-commands.ts';
+import type { TemplateRow } from '../../domain/platform/template-repository.ts';
 
 const nullableTimestamp = timestamp.nullable();
 
@@ -68,3 +69,26 @@ export const presentPlatformAppList = (apps: PlatformAppView[]): z.output<typeof
 export const presentPlatformKeyRotated = (r: RotatedPlatformKey): z.output<typeof PlatformKeyRotatedSchema> => ({
   api_key: r.apiKey, api_key_prefix: r.prefix, api_key_expires_at: iso(r.expiresAt), old_key_valid_until: iso(r.previousKeyValidUntil),
 });
+
+export const PlatformTemplateSchema = shape('PlatformTemplate', z.object({
+  id: uuid,
+  platform_app_id: uuid,
+  name: z.string(),
+  description: z.string(),
+  /** 1, and one more with every change of the spec. */
+  version: z.number().int(),
+  /** As stored: the request's spec with its defaults filled in. */
+  spec: z.record(z.string(), z.unknown()),
+  is_active: z.boolean(),
+  created_at: timestamp,
+  updated_at: timestamp,
+}));
+
+export const PlatformTemplateListSchema = shape('PlatformTemplateList', z.array(PlatformTemplateSchema), "The app's templates, oldest first (a bare array, as the reference has it)");
+
+export const presentTemplate = (t: TemplateRow): z.output<typeof PlatformTemplateSchema> => ({
+  id: t.id, platform_app_id: t.platform_app_id, name: t.name, description: t.description, version: t.version,
+  spec: t.spec as Record<string, unknown>, is_active: t.is_active, created_at: isoAlways(t.created_at), updated_at: isoAlways(t.updated_at),
+});
+
+export const presentTemplateList = (ts: TemplateRow[]): z.output<typeof PlatformTemplateListSchema> => ts.map(presentTemplate);

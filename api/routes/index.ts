@@ -24,6 +24,7 @@ import { agentTokenRoutes } from './agents/agent-token.ts';
 import { enrollRoutes } from './agents/enroll.ts';
 import { webhookRoutes } from './webhooks/webhooks.ts';
 import { platformAppRoutes } from './platform/apps.ts';
+import { platformTemplateRoutes } from './platform/templates.ts';
 import { approvalRoutes } from './approvals/approvals.ts';
 import { memoryRoutes } from './agents/memory.ts';
 import { temporalCodecRoutes } from './admin/temporal-codec.ts';
@@ -63,6 +64,7 @@ export function allRoutes(): RouteDef[] {
     ...treasuryWalletRoutes, ...treasuryPasskeyRoutes,
     ...webhookRoutes,
     ...platformAppRoutes,
+    ...platformTemplateRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
     ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...settingRoutes, ...adminUserRoutes, ...billingUsageRoutes, ...billingHistoryRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes, ...x402AdminRoutes,

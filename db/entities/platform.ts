@@ -50,3 +50,22 @@ export const PlatformApp = defineEntity({
   indexes: [{ name: 'platform_apps_org_idx', properties: ['org_id', 'created_at'] }],
 });
 export type PlatformAppRow = InferEntity<typeof PlatformApp>;
+
+/** A platform app's bootstrap template (migration 0054; domain/platform/template-spec.ts). */
+export const PlatformTemplate = defineEntity({
+  name: 'PlatformTemplate',
+  tableName: 'platform_templates',
+  properties: {
+    id: p.uuid().primary(),
+    platform_app_id: () => p.manyToOne(PlatformApp).mapToPk().fieldName('platform_app_id').deleteRule('cascade'),
+    name: p.text().check('char_length(name) >= 1 AND char_length(name) <= 100'),
+    description: p.text().default(''),
+    version: p.integer().default(1).check('version >= 1'),
+    spec: p.json<Record<string, unknown>>(),
+    is_active: p.boolean().default(true),
+    created_at: p.datetime().defaultRaw('now()'),
+    updated_at: p.datetime().defaultRaw('now()'),
+  },
+  uniques: [{ name: 'platform_templates_name_key', expression: 'create unique index platform_templates_name_key on platform_templates (platform_app_id, lower(name))' }],
+});
+export type PlatformTemplateRow = InferEntity<typeof PlatformTemplate>;

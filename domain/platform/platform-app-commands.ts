@@ -14,9 +14,10 @@ import { assertTierIncludes } from '../limits/tier-limits.ts';
 import { lockOrganization } from '../org/organization-repository.ts';
 import { Problem, conflict, invalidField, notFound } from '../errors.ts';
 import type { PlatformKeyService } from './platform-keys.ts';
+import { appForCaller } from './app-access.ts';
 import { checkStoredDestination, type Exemptions, type Resolver } from '../net/outbound/index.ts';
 import {
-  announcePlatformKeysChanged, countPlatformApps, deletePlatformApp, findPlatformApp, insertPlatformApp, listPlatformApps, rotatePlatformKey,
+  announcePlatformKeysChanged, countPlatformApps, deletePlatformApp, insertPlatformApp, listPlatformApps, rotatePlatformKey,
   updatePlatformApp, type PlatformAppRow, type PlatformAppSettings,
 } from './platform-app-repository.ts';
 
@@ -87,19 +88,7 @@ export class PlatformAppCommands {
 
   /** One app: to its organization's owners and admins, or to the app itself (its own plt_ key). */
   async get(ctx: ActionContext, appId: string): Promise<PlatformAppView> {
-    const em = this.d.db();
-    let orgId: string;
-    if (ctx.platformApp) {
-      if (ctx.platformApp.id !== appId) throw notFound('Platform app');
-      orgId = ctx.platformApp.orgId;
-    } else {
-      const p = callerOf(ctx);
-      await requireManager(em, p);
-      orgId = p.orgId;
-    }
-    const row = await findPlatformApp(em, orgId, appId);
-    if (!row) throw notFound('Platform app');
-    return view(row);
+    return view(await appForCaller(this.d.db(), ctx, appId));
   }
 
   async update(ctx: ActionContext, appId: string, changes: PlatformAppSettings): Promise<PlatformAppView> {

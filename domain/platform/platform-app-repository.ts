@@ -42,6 +42,11 @@ export function insertPlatformApp(tx: EntityManager, a: NewPlatformApp): Promise
   }).returning(COLUMNS).executeTakeFirstOrThrow());
 }
 
+/** Locks the app's row until the transaction ends (caps counted per app). */
+export async function lockPlatformApp(tx: EntityManager, appId: string): Promise<void> {
+  await query(tx).selectFrom('platform_apps').select('id').where('id', '=', appId).forUpdate().execute();
+}
+
 export async function countPlatformApps(tx: EntityManager, orgId: string): Promise<number> {
   const row = await query(tx).selectFrom('platform_apps').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
     .where('org_id', '=', orgId).executeTakeFirstOrThrow();

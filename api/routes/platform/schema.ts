@@ -3,6 +3,7 @@
 // (domain/platform/platform-app-commands.ts), which needs the outbound policy.
 import { z } from 'zod';
 import { idParam, timestampField } from '../../input/fields.ts';
+import { TemplateSpecSchema } from '../../../domain/platform/template-spec.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048);
 const name = z.string().trim().min(1).max(100);
@@ -52,3 +53,22 @@ export const rotatePlatformKeyBody = z.object({
 }).optional().transform((b) => b ?? {});
 
 export const platformAppParams = z.object({ appId: idParam });
+
+// Templates: the spec's rules are the domain's (domain/platform/template-spec.ts), checked here so a
+// 400 names each field at fault under spec.
+const templateName = z.string().trim().min(1).max(100);
+
+export const createTemplateBody = z.object({
+  name: templateName,
+  description: description.optional(),
+  spec: TemplateSpecSchema,
+});
+
+export const updateTemplateBody = z.object({
+  name: templateName.optional(),
+  description: description.nullable().optional(),
+  spec: TemplateSpecSchema.optional(),
+  is_active: z.boolean().optional(),
+}).refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'give at least one of name, description, spec, is_active' });
+
+export const templateParams = z.object({ appId: idParam, template_id: idParam });
