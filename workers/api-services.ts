@@ -18,6 +18,8 @@ import { ApiKeyService } from '../domain/auth/api-keys.ts';
 import { PlatformKeyService } from '../domain/platform/platform-keys.ts';
 import { PlatformAppCommands } from '../domain/platform/platform-app-commands.ts';
 import { TemplateCommands } from '../domain/platform/template-commands.ts';
+import { PlatformUserCommands } from '../domain/platform/platform-users.ts';
+import { AppOidcVerifier } from '../domain/platform/app-oidc.ts';
 import { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import { AuditWriter } from '../domain/audit/audit-writer.ts';
 import { secretReadPrecondition } from '../domain/secrets/read-guard.ts';
@@ -201,6 +203,10 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       db, audit: actionAudit, keys: platformKeys, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
     }),
     platformTemplates: new TemplateCommands({ db, audit: actionAudit }),
+    platformUsers: new PlatformUserCommands({
+      db, audit: actionAudit, publicUrl: config.publicUrl,
+      oidc: new AppOidcVerifier(createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) })),
+    }),
     webhooks: new WebhookCommands({
       db, audit: actionAudit, webhookKey: core.webhookKey, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
       client: new WebhooksClient(w.temporal, config.webhookRetryInitialSeconds), log,

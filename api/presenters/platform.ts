@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { shape, timestamp, uuid, isoAlways } from './registry.ts';
 import type { CreatedPlatformApp, PlatformAppView, RotatedPlatformKey } from '../../domain/platform/platform-app-commands.ts';
 import type { TemplateRow } from '../../domain/platform/template-repository.ts';
+import type { UpsertedUser } from '../../domain/platform/platform-users.ts';
 
 const nullableTimestamp = timestamp.nullable();
 
@@ -92,3 +93,15 @@ export const presentTemplate = (t: TemplateRow): z.output<typeof PlatformTemplat
 });
 
 export const presentTemplateList = (ts: TemplateRow[]): z.output<typeof PlatformTemplateListSchema> => ts.map(presentTemplate);
+
+export const PlatformUserSchema = shape('PlatformUser', z.object({
+  /** The user's id. */
+  user_handle: uuid,
+  is_new: z.boolean(),
+  connection_id: uuid,
+  email: z.string(),
+}));
+
+export const presentPlatformUser = (u: UpsertedUser): z.output<typeof PlatformUserSchema> => ({
+  user_handle: u.userId, is_new: u.isNew, connection_id: u.connectionId, email: u.email,
+});

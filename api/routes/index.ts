@@ -25,6 +25,7 @@ import { enrollRoutes } from './agents/enroll.ts';
 import { webhookRoutes } from './webhooks/webhooks.ts';
 import { platformAppRoutes } from './platform/apps.ts';
 import { platformTemplateRoutes } from './platform/templates.ts';
+import { platformUserRoutes } from './platform/users.ts';
 import { approvalRoutes } from './approvals/approvals.ts';
 import { memoryRoutes } from './agents/memory.ts';
 import { temporalCodecRoutes } from './admin/temporal-codec.ts';
@@ -65,6 +66,7 @@ export function allRoutes(): RouteDef[] {
     ...webhookRoutes,
     ...platformAppRoutes,
     ...platformTemplateRoutes,
+    ...platformUserRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
     ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...settingRoutes, ...adminUserRoutes, ...billingUsageRoutes, ...billingHistoryRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes, ...x402AdminRoutes,

@@ -48,7 +48,7 @@ import { RateLimitWindow } from './rate-limits.ts';
 import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasury-wallets.ts';
 import { Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature } from './safe-treasuries.ts';
 import { CreditLedgerEntry, CreditLot, CreditReminder, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage, ProcessorEvent } from './billing.ts';
-import { PlatformApp, PlatformSetting, PlatformTemplate } from './platform.ts';
+import { PlatformApp, PlatformConnection, PlatformSetting, PlatformTemplate } from './platform.ts';
 import { X402Config, X402Payment } from './x402.ts';
 
 export * from './org.ts';
@@ -113,7 +113,7 @@ export const allEntities = [
   OrgRequestUsage,
   OrgLimitOverride,
   OrgBillingAccount, CreditLot, CreditLedgerEntry, ProcessorEvent, CreditReminder,
-  PlatformSetting, PlatformApp, PlatformTemplate,
+  PlatformSetting, PlatformApp, PlatformTemplate, PlatformConnection,
   X402Config, X402Payment,
 ] as const;
 

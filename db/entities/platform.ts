@@ -69,3 +69,28 @@ export const PlatformTemplate = defineEntity({
   uniques: [{ name: 'platform_templates_name_key', expression: 'create unique index platform_templates_name_key on platform_templates (platform_app_id, lower(name))' }],
 });
 export type PlatformTemplateRow = InferEntity<typeof PlatformTemplate>;
+
+/** A platform app's connection to a user (migration 0055; domain/platform/platform-users.ts). */
+export const PlatformConnection = defineEntity({
+  name: 'PlatformConnection',
+  tableName: 'platform_connections',
+  properties: {
+    id: p.uuid().primary(),
+    platform_app_id: () => p.manyToOne(PlatformApp).mapToPk().fieldName('platform_app_id').deleteRule('cascade'),
+    user_id: () => p.manyToOne(User).mapToPk().fieldName('user_id').deleteRule('cascade'),
+    external_subject: p.text().nullable(),
+    status: p.text().default('connected').check("status IN ('connected', 'claimed', 'disconnected')"),
+    created_at: p.datetime().defaultRaw('now()'),
+    claimed_at: p.datetime().nullable(),
+    disconnected_at: p.datetime().nullable(),
+  },
+  uniques: [
+    { name: 'platform_connections_user_key', properties: ['platform_app_id', 'user_id'] },
+    {
+      name: 'platform_connections_subject_key',
+      expression: 'create unique index platform_connections_subject_key on platform_connections (platform_app_id, external_subject) where external_subject is not null',
+    },
+  ],
+  indexes: [{ name: 'platform_connections_user_idx', properties: ['user_id'] }],
+});
+export type PlatformConnectionRow = InferEntity<typeof PlatformConnection>;

@@ -133,7 +133,7 @@ export async function emailInUse(em: EntityManager, email: string): Promise<bool
  */
 export async function insertUser(tx: EntityManager, f: {
   email: string; passwordHash: string | null; displayName: string | null; orgId: string; role: 'owner' | 'admin' | 'member'; emailVerified: boolean;
-  authMethod?: 'password' | 'google';
+  authMethod?: 'password' | 'google' | 'platform';
 }, taken: string): Promise<{ id: string; email: string }> {
   const id = randomUUID();
   try {

@@ -15,6 +15,7 @@ import { lockOrganization } from '../org/organization-repository.ts';
 import { Problem, conflict, invalidField, notFound } from '../errors.ts';
 import type { PlatformKeyService } from './platform-keys.ts';
 import { appForCaller } from './app-access.ts';
+import { liveConnectionCounts } from './connection-repository.ts';
 import { checkStoredDestination, type Exemptions, type Resolver } from '../net/outbound/index.ts';
 import {
   announcePlatformKeysChanged, countPlatformApps, deletePlatformApp, insertPlatformApp, listPlatformApps, rotatePlatformKey,
@@ -34,13 +35,19 @@ export type PlatformAppDeps = {
 
 export type NewPlatformAppInput = PlatformAppSettings & { name: string; slug: string };
 
-/** An app with the number of users connected to it (0 until connections exist: issue 35 §2). */
+/** An app with the number of users connected to it (not disconnected). */
 export type PlatformAppView = PlatformAppRow & { connected_users: number };
 
 export type CreatedPlatformApp = { app: PlatformAppView; apiKey: string };
 export type RotatedPlatformKey = { apiKey: string; prefix: string; expiresAt: Date | null; previousKeyValidUntil: Date | null };
 
-const view = (row: PlatformAppRow): PlatformAppView => ({ ...row, connected_users: 0 });
+const view = (row: PlatformAppRow, connected = 0): PlatformAppView => ({ ...row, connected_users: connected });
+
+/** The apps with their connected users, counted in one statement. */
+async function viewsOf(em: EntityManager, rows: PlatformAppRow[]): Promise<PlatformAppView[]> {
+  const counts = await liveConnectionCounts(em, rows.map((r) => r.id));
+  return rows.map((r) => view(r, counts.get(r.id) ?? 0));
+}
 
 export class PlatformAppCommands {
   private readonly d: PlatformAppDeps;
@@ -83,12 +90,13 @@ export class PlatformAppCommands {
     const p = callerOf(ctx);
     const em = this.d.db();
     await requireManager(em, p);
-    return (await listPlatformApps(em, p.orgId)).map(view);
+    return viewsOf(em, await listPlatformApps(em, p.orgId));
   }
 
   /** One app: to its organization's owners and admins, or to the app itself (its own plt_ key). */
   async get(ctx: ActionContext, appId: string): Promise<PlatformAppView> {
-    return view(await appForCaller(this.d.db(), ctx, appId));
+    const em = this.d.db();
+    return (await viewsOf(em, [await appForCaller(em, ctx, appId)]))[0]!;
   }
 
   async update(ctx: ActionContext, appId: string, changes: PlatformAppSettings): Promise<PlatformAppView> {
@@ -107,7 +115,7 @@ export class PlatformAppCommands {
     if (keysChange) this.d.keys.forgetApp(row.id);
     const fields = (Object.keys(changes) as (keyof PlatformAppSettings)[]).filter((k) => changes[k] !== undefined);
     await this.d.audit.record(ctx, 'platform.app.update', { resourceType: 'platform_app', resourceId: row.id, details: { fields, ...auditDetails(row) } });
-    return view(row);
+    return (await viewsOf(em, [row]))[0]!;
   }
 
   async delete(ctx: ActionContext, appId: string): Promise<void> {

@@ -72,3 +72,12 @@ export const updateTemplateBody = z.object({
 }).refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'give at least one of name, description, spec, is_active' });
 
 export const templateParams = z.object({ appId: idParam, template_id: idParam });
+
+// Users.
+export const upsertUserBody = z.object({
+  /** An OIDC JWT of the app's IdP (checked against the app's JWKS, issuer and audience). */
+  subject_token: z.string().min(1).max(16_384).optional(),
+  subject_token_type: z.string().max(200).optional(),
+  email: z.string().trim().max(254).pipe(z.email({ message: 'must be a valid e-mail address' })).transform((e) => e.toLowerCase()).optional(),
+  display_name: z.string().trim().min(1).max(100).optional(),
+}).transform((b) => ({ subjectToken: b.subject_token, subjectTokenType: b.subject_token_type, email: b.email, displayName: b.display_name }));

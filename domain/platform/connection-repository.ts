@@ -1,0 +1,55 @@
+// The platform_connections table (migration 0055) and the user lookups the upsert needs. Commands
+// (platform-users.ts) decide; this file only reads and writes.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, type Selectable } from 'kysely';
+import { query, withOrmErrors } from '../../db/query.ts';
+import type { Database } from '../../db/entities/index.ts';
+
+export type ConnectionRow = Selectable<Database['platform_connections']>;
+export type ConnectionStatus = 'connected' | 'claimed' | 'disconnected';
+
+/** A connection with its user's e-mail. */
+export type ConnectionWithUser = ConnectionRow & { email: string };
+
+const withUser = (em: EntityManager) => query(em).selectFrom('platform_connections as c').innerJoin('users as u', 'u.id', 'c.user_id')
+  .selectAll('c').select('u.email');
+
+export async function connectionBySubject(em: EntityManager, appId: string, subject: string): Promise<ConnectionWithUser | null> {
+  return (await withUser(em).where('c.platform_app_id', '=', appId).where('c.external_subject', '=', subject).executeTakeFirst()) ?? null;
+}
+
+export async function connectionOfUser(em: EntityManager, appId: string, userId: string): Promise<ConnectionWithUser | null> {
+  return (await withUser(em).where('c.platform_app_id', '=', appId).where('c.user_id', '=', userId).executeTakeFirst()) ?? null;
+}
+
+/** Any account with this e-mail (whatever its case and status): its id and e-mail, or null. */
+export async function userByEmail(em: EntityManager, email: string): Promise<{ id: string; email: string } | null> {
+  return (await query(em).selectFrom('users').select(['id', 'email'])
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase())).executeTakeFirst()) ?? null;
+}
+
+export function insertConnection(tx: EntityManager, c: { id: string; appId: string; userId: string; externalSubject: string | null }): Promise<ConnectionRow> {
+  return withOrmErrors(tx, query(tx).insertInto('platform_connections')
+    .values({ id: c.id, platform_app_id: c.appId, user_id: c.userId, external_subject: c.externalSubject }).returningAll().executeTakeFirstOrThrow());
+}
+
+/** Records the subject of a connection made by e-mail, the first time a token names it. */
+export async function setConnectionSubject(tx: EntityManager, connectionId: string, subject: string): Promise<void> {
+  await withOrmErrors(tx, query(tx).updateTable('platform_connections').set({ external_subject: subject })
+    .where('id', '=', connectionId).where('external_subject', 'is', null).execute());
+}
+
+/** Connections of the app that are not disconnected (max_connected_users counts these). */
+export async function countLiveConnections(em: EntityManager, appId: string): Promise<number> {
+  const row = await query(em).selectFrom('platform_connections').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
+    .where('platform_app_id', '=', appId).where('status', '<>', 'disconnected').executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/** Live connections per app, for the apps' `connected_users`. */
+export async function liveConnectionCounts(em: EntityManager, appIds: string[]): Promise<Map<string, number>> {
+  if (appIds.length === 0) return new Map();
+  const rows = await query(em).selectFrom('platform_connections').select(['platform_app_id', sql<number>`count(*)::int`.as('n')])
+    .where('platform_app_id', 'in', appIds).where('status', '<>', 'disconnected').groupBy('platform_app_id').execute();
+  return new Map(rows.map((r) => [r.platform_app_id, r.n]));
+}
