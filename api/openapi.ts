@@ -58,6 +58,16 @@ export const operationIdOf = (method: string, openApiPath: string) =>
   `${method.toLowerCase()}${openApiPath.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}`;
 
 /** `dashboardPrefix`: the same paths are also served under it (spec §9.3), a second server. */
+/** Which credentials a route takes: none, a JWT or personal key, a platform app's key, or either. */
+function securityOf(auth: RouteDef['auth']): Record<string, string[]>[] {
+  switch (auth) {
+    case 'public': return [];
+    case 'platform': return [{ platformKey: [] }];
+    case 'user_or_platform': return [{ bearerAuth: [] }, { platformKey: [] }];
+    default: return [{ bearerAuth: [] }];
+  }
+}
+
 export function buildOpenApi(routes: RouteDef[], serverUrl: string, version: string, dashboardPrefix: string | null = null) {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
@@ -80,7 +90,7 @@ export function buildOpenApi(routes: RouteDef[], serverUrl: string, version: str
       description: def.summary,
       tags: [def.tag],
       operationId: operationIdOf(def.method, p),
-      security: def.auth === 'public' ? [] : [{ bearerAuth: [] }],
+      security: securityOf(def.auth),
       parameters: parametersOf(def),
       ...(def.body ? { requestBody: { required: !def.body.safeParse(undefined).success, content: { 'application/json': { schema: jsonSchema(def.body) } } } } : {}),
       responses,
@@ -99,7 +109,10 @@ export function buildOpenApi(routes: RouteDef[], serverUrl: string, version: str
     tags: [...tags].sort().map((name) => ({ name, description: `${name} operations` })),
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A JWT, or a personal xck_ API key' } },
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A JWT, or a personal xck_ API key' },
+        platformKey: { type: 'http', scheme: 'bearer', description: "A platform app's plt_ key (it reaches only the platform API)" },
+      },
       schemas: componentSchemas(),
     },
   };

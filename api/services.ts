@@ -14,6 +14,7 @@ import type { PlatformKeyService } from '../domain/platform/platform-keys.ts';
 import type { PlatformAppCommands } from '../domain/platform/platform-app-commands.ts';
 import type { TemplateCommands } from '../domain/platform/template-commands.ts';
 import type { PlatformUserCommands } from '../domain/platform/platform-users.ts';
+import type { ConnectionCommands } from '../domain/platform/connection-commands.ts';
 import type { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import type { AuditWriter } from '../domain/audit/audit-writer.ts';
 import type { Limiter } from '../domain/ratelimit/limiter.ts';
@@ -157,6 +158,8 @@ export type ApiServices = {
   platformTemplates: TemplateCommands;
   /** POST /v1/platform/users/upsert. */
   platformUsers: PlatformUserCommands;
+  /** Apps' connected users and users' connected apps. */
+  platformConnections: ConnectionCommands;
   /** Human-in-the-loop approvals: agents request, humans decide. */
   approvals: ApprovalCommands;
   /** The mailed one-click links: GET /v1/approvals/quick-decide. */

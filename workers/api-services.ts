@@ -19,6 +19,7 @@ import { PlatformKeyService } from '../domain/platform/platform-keys.ts';
 import { PlatformAppCommands } from '../domain/platform/platform-app-commands.ts';
 import { TemplateCommands } from '../domain/platform/template-commands.ts';
 import { PlatformUserCommands } from '../domain/platform/platform-users.ts';
+import { ConnectionCommands } from '../domain/platform/connection-commands.ts';
 import { AppOidcVerifier } from '../domain/platform/app-oidc.ts';
 import { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import { AuditWriter } from '../domain/audit/audit-writer.ts';
@@ -203,6 +204,7 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
       db, audit: actionAudit, keys: platformKeys, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
     }),
     platformTemplates: new TemplateCommands({ db, audit: actionAudit }),
+    platformConnections: new ConnectionCommands({ db, audit: actionAudit }),
     platformUsers: new PlatformUserCommands({
       db, audit: actionAudit, publicUrl: config.publicUrl,
       oidc: new AppOidcVerifier(createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) })),

@@ -6,6 +6,7 @@ import { shape, timestamp, uuid, isoAlways } from './registry.ts';
 import type { CreatedPlatformApp, PlatformAppView, RotatedPlatformKey } from '../../domain/platform/platform-app-commands.ts';
 import type { TemplateRow } from '../../domain/platform/template-repository.ts';
 import type { UpsertedUser } from '../../domain/platform/platform-users.ts';
+import type { AppUserView, ConnectedAppView } from '../../domain/platform/connection-commands.ts';
 
 const nullableTimestamp = timestamp.nullable();
 
@@ -105,3 +106,48 @@ export const PlatformUserSchema = shape('PlatformUser', z.object({
 export const presentPlatformUser = (u: UpsertedUser): z.output<typeof PlatformUserSchema> => ({
   user_handle: u.userId, is_new: u.isNew, connection_id: u.connectionId, email: u.email,
 });
+
+export const PlatformConnectedUserSchema = shape('PlatformConnectedUser', z.object({
+  connection_id: uuid,
+  user_id: uuid,
+  /** Ours: the user's e-mail. */
+  email: z.string(),
+  /** The `sub` of the app's OIDC token, when the user was provisioned (or found) by one. */
+  external_subject: z.string().nullable(),
+  status: z.enum(['connected', 'claimed', 'disconnected']),
+  vault_ids: z.array(uuid),
+  agent_ids: z.array(uuid),
+  created_at: timestamp,
+  claimed_at: nullableTimestamp,
+}));
+
+export const PlatformConnectedUserListSchema = shape('PlatformConnectedUserList', z.array(PlatformConnectedUserSchema), "The app's connected users, oldest first (a bare array, as the reference has it)");
+
+export const presentAppUsers = (users: AppUserView[]): z.output<typeof PlatformConnectedUserListSchema> => users.map((u) => ({
+  connection_id: u.id, user_id: u.user_id, email: u.email, external_subject: u.external_subject, status: u.status as 'connected',
+  vault_ids: u.vaultIds, agent_ids: u.agentIds, created_at: isoAlways(u.created_at), claimed_at: iso(u.claimed_at),
+}));
+
+const connectedAppFields = z.object({
+  connection_id: uuid,
+  app_name: z.string(),
+  app_slug: z.string(),
+  status: z.enum(['connected', 'claimed']),
+  vault_ids: z.array(uuid),
+  agent_ids: z.array(uuid),
+  created_at: timestamp,
+});
+
+export const ConnectedAppListSchema = shape('ConnectedAppList', z.object({
+  connected_apps: z.array(connectedAppFields),
+  /** The same list under the name the reference's changelog (v2.22.0) gives it. */
+  apps: z.array(connectedAppFields),
+}));
+
+export function presentConnectedApps(apps: ConnectedAppView[]): z.output<typeof ConnectedAppListSchema> {
+  const list = apps.map((a) => ({
+    connection_id: a.id, app_name: a.app_name, app_slug: a.app_slug, status: a.status as 'connected', vault_ids: a.vaultIds, agent_ids: a.agentIds,
+    created_at: isoAlways(a.created_at),
+  }));
+  return { connected_apps: list, apps: list };
+}

@@ -26,6 +26,7 @@ import { webhookRoutes } from './webhooks/webhooks.ts';
 import { platformAppRoutes } from './platform/apps.ts';
 import { platformTemplateRoutes } from './platform/templates.ts';
 import { platformUserRoutes } from './platform/users.ts';
+import { platformConnectionRoutes } from './platform/connections.ts';
 import { approvalRoutes } from './approvals/approvals.ts';
 import { memoryRoutes } from './agents/memory.ts';
 import { temporalCodecRoutes } from './admin/temporal-codec.ts';
@@ -67,6 +68,7 @@ export function allRoutes(): RouteDef[] {
     ...platformAppRoutes,
     ...platformTemplateRoutes,
     ...platformUserRoutes,
+    ...platformConnectionRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
     ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...settingRoutes, ...adminUserRoutes, ...billingUsageRoutes, ...billingHistoryRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes, ...x402AdminRoutes,

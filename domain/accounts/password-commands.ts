@@ -82,7 +82,9 @@ export class PasswordCommands {
     const em = this.d.db();
     const user = await findActiveByEmail(em, email);
     if (!user) return 'no_account';
-    if (!user.password_hash && user.auth_method !== 'password') return 'social_account';
+    // A Google account signs in with Google; an account a platform app provisioned has no password
+    // yet, and its e-mail's owner sets one here (docs/platform.md).
+    if (!user.password_hash && user.auth_method !== 'password' && user.auth_method !== 'platform') return 'social_account';
     const token = newOpaqueToken('rst_');
     await this.d.mailer.transaction(em, async (tx, send) => {
       await replaceResetToken(tx, user.id, digestToken(this.d.pepper, token), RESET_TTL_MINUTES);

@@ -59,7 +59,7 @@ export const EMITTED_EVENTS = [
   'agent.transaction.signed', 'agent.transaction.broadcast',
   'wallet.transfer.sent',
   'proposal.created', 'proposal.signed', 'proposal.executed', 'proposal.cancelled',
-  'platform.user.connected',
+  'platform.user.connected', 'platform.user.disconnected',
 ] as const;
 
 export type DomainEvent = (typeof EMITTED_EVENTS)[number];

@@ -53,3 +53,24 @@ export async function liveConnectionCounts(em: EntityManager, appIds: string[]):
     .where('platform_app_id', 'in', appIds).where('status', '<>', 'disconnected').groupBy('platform_app_id').execute();
   return new Map(rows.map((r) => [r.platform_app_id, r.n]));
 }
+
+/** The app's connections with their users' e-mails, oldest first. */
+export function listAppConnections(em: EntityManager, appId: string): Promise<ConnectionWithUser[]> {
+  return withUser(em).where('c.platform_app_id', '=', appId).orderBy('c.created_at').orderBy('c.id').execute();
+}
+
+/** A user's connections that are not disconnected, with their apps' names and slugs, oldest first. */
+export function listUserConnections(em: EntityManager, userId: string): Promise<(ConnectionRow & { app_name: string; app_slug: string; app_org_id: string })[]> {
+  return query(em).selectFrom('platform_connections as c').innerJoin('platform_apps as a', 'a.id', 'c.platform_app_id')
+    .selectAll('c').select(['a.name as app_name', 'a.slug as app_slug', 'a.org_id as app_org_id'])
+    .where('c.user_id', '=', userId).where('c.status', '<>', 'disconnected').orderBy('c.created_at').orderBy('c.id').execute();
+}
+
+/** connected|claimed → disconnected, for the user's own connection; the row (with its app's organization), or null. */
+export async function disconnect(tx: EntityManager, userId: string, connectionId: string): Promise<(ConnectionRow & { app_org_id: string }) | null> {
+  const row = await query(tx).updateTable('platform_connections').set({ status: 'disconnected', disconnected_at: sql`now()` })
+    .where('id', '=', connectionId).where('user_id', '=', userId).where('status', '<>', 'disconnected').returningAll().executeTakeFirst();
+  if (!row) return null;
+  const app = await query(tx).selectFrom('platform_apps').select('org_id').where('id', '=', row.platform_app_id).executeTakeFirstOrThrow();
+  return { ...row, app_org_id: app.org_id };
+}

@@ -7,7 +7,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
-import { call, closeDb, db, signup, type Account } from '../helpers/api.ts';
+import { call, closeDb, db, login, mailTo, signup, type Account } from '../helpers/api.ts';
 
 const ISSUER = 'https://idp.app.test';
 const AUDIENCE = 'app-client';
@@ -163,3 +163,39 @@ test('max_connected_users caps live connections (403), and a plt_-less or human 
   expect((await upsert({ email: unique('human') }, owner.token)).status).toBe(403);
   expect((await call('POST', '/v1/platform/users/upsert', { body: { email: unique('anon') } })).status).toBe(401);
 });
+
+test("connections from both sides: the app lists its users; the user (after setting a password by the usual reset) sees the app and disconnects it; the app's next upsert needs consent", async () => {
+  const email = unique('both-sides');
+  const made = await upsert({ subject_token: await token({ sub: 'both-sides', email }) });
+  expect(made.status).toBe(201);
+  const listed = await call('GET', `/v1/platform/apps/${appId}/users`, { token: appKey });
+  expect(listed.status).toBe(200);
+  expect(listed.body).toContainEqual(expect.objectContaining({
+    connection_id: made.body.connection_id, user_id: made.body.user_handle, email, external_subject: 'both-sides', status: 'connected', vault_ids: [], agent_ids: [], claimed_at: null,
+  }));
+  expect((await call('GET', `/v1/platform/apps/${appId}/users`, { token: owner.token })).status).toBe(200);
+
+  // The user takes over their account: a reset mail, a password, a login.
+  expect((await call('POST', '/v1/auth/forgot-password', { body: { email } })).status).toBe(200);
+  const [, resetToken] = await mailTo(email, /Reset token: (rst_\S+)/);
+  expect((await call('POST', '/v1/auth/reset-password', { body: { token: resetToken, new_password: 'a-long-user-password' } })).status).toBe(200);
+  const userToken = await login(email, 'a-long-user-password');
+  const apps = await call('GET', '/v1/platform/connected-apps', { token: userToken });
+  expect(apps.status).toBe(200);
+  expect(apps.body.connected_apps).toEqual([expect.objectContaining({ connection_id: made.body.connection_id, app_name: 'Users App', status: 'connected' })]);
+  expect(apps.body.apps).toEqual(apps.body.connected_apps);
+  // Someone else's connection is not theirs to end; their own is.
+  expect((await call('DELETE', `/v1/platform/connected-apps/${made.body.connection_id}`, { token: owner.token })).status).toBe(404);
+  expect((await call('DELETE', `/v1/platform/connected-apps/${made.body.connection_id}`, { token: appKey })).status).toBe(403);
+  expect((await call('DELETE', `/v1/platform/connected-apps/${made.body.connection_id}`, { token: userToken })).status).toBe(204);
+  expect((await call('DELETE', `/v1/platform/connected-apps/${made.body.connection_id}`, { token: userToken })).status).toBe(404);
+  expect((await call('GET', '/v1/platform/connected-apps', { token: userToken })).body.connected_apps).toEqual([]);
+  const events = await db().query("SELECT payload FROM event_outbox WHERE org_id = $1 AND event_type = 'platform.user.disconnected'", [owner.orgId]);
+  expect(events.rows.map((e: { payload: { connection_id: string } }) => e.payload.connection_id)).toContain(made.body.connection_id);
+  const after = await upsert({ subject_token: await token({ sub: 'both-sides', email }) });
+  expect(after.status).toBe(409);
+  expect(after.body.type).toBe('link_required');
+  const row = (await call('GET', `/v1/platform/apps/${appId}/users`, { token: appKey })).body.find((u: { connection_id: string }) => u.connection_id === made.body.connection_id);
+  expect(row.status).toBe('disconnected');
+});
+

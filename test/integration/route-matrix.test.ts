@@ -4,23 +4,33 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { call, signup, closeDb, type Account } from '../helpers/api.ts';
+import { call, signup, closeDb, db, type Account } from '../helpers/api.ts';
 import { projectRoot } from '../helpers/stack.ts';
 
 afterAll(closeDb);
 
-type Operation = { method: string; path: string; secured: boolean; hasBody: boolean };
+/** `platformOnly`: its one security scheme is a platform app's plt_ key. */
+type Operation = { method: string; path: string; secured: boolean; hasBody: boolean; platformOnly: boolean };
 let operations: Operation[] = [];
 let served: string[] = [];
 let owner: Account;
+let platformKey: string;
 
 beforeAll(async () => {
   const inventory = JSON.parse(execFileSync('sh', [path.join(projectRoot, 'bin', 'node24'), path.join(projectRoot, 'test/helpers/route-inventory.ts')], { cwd: projectRoot }).toString());
   served = inventory.served;
   const doc = (await call('GET', '/v1/openapi.json')).body;
   operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([p, ops]) =>
-    Object.entries(ops).map(([m, op]) => ({ method: m.toUpperCase(), path: p, secured: (op.security ?? []).length > 0, hasBody: Boolean(op.requestBody) })));
+    Object.entries(ops).map(([m, op]) => ({
+      method: m.toUpperCase(), path: p, secured: (op.security ?? []).length > 0, hasBody: Boolean(op.requestBody),
+      platformOnly: (op.security ?? []).length === 1 && 'platformKey' in op.security[0],
+    })));
   owner = await signup('matrix');
+  // Routes only a platform app calls are tried with an app's key.
+  await db().query("UPDATE organizations SET billing_tier = 'pro' WHERE id = $1", [owner.orgId]);
+  const app = await call('POST', '/v1/platform/apps', { token: owner.token, body: { name: 'Matrix', slug: `matrix-${randomUUID().slice(0, 8)}` } });
+  expect(app.status).toBe(201);
+  platformKey = app.body.api_key;
 });
 
 const concrete = (p: string) => p.replace(/\{[^}]+\}/g, randomUUID());
@@ -82,7 +92,7 @@ test('every route with a body refuses a body of the wrong shape with a 400 probl
   const withBody = operations.filter((o) => o.hasBody);
   expect(withBody.length).toBeGreaterThan(10);
   for (const o of withBody) {
-    const r = await call(o.method, concrete(o.path), { token: o.secured ? owner.token : undefined, body: ['not', 'an', 'object'] });
+    const r = await call(o.method, concrete(o.path), { token: o.platformOnly ? platformKey : o.secured ? owner.token : undefined, body: ['not', 'an', 'object'] });
     expect({ route: `${o.method} ${o.path}`, status: r.status }).toEqual({ route: `${o.method} ${o.path}`, status: 400 });
     expect(r.body.detail).toEqual(expect.any(String));
   }

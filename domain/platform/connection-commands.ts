@@ -1,0 +1,61 @@
+// Connections between platform apps and users, seen from both sides (spec §4.15, issue 35 §3): the
+// app (or its organization's owners and admins) lists its connected users; a user lists the apps
+// connected to their account and disconnects one, which ends the app's reach at once (its grants,
+// once they exist, go with the connection) and tells the app's organization
+// (platform.user.disconnected). A disconnected connection stays as history; connecting again
+// needs the user's consent (users/upsert answers link_required).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ActionContext } from '../audit/action-context.ts';
+import type { ActionAudit } from '../audit/action-audit.ts';
+import { callerOf } from '../auth/principal.ts';
+import { notFound } from '../errors.ts';
+import { isUuid } from '../ids.ts';
+import { emitEvent } from '../events/outbox.ts';
+import { appForCaller } from './app-access.ts';
+import { disconnect, listAppConnections, listUserConnections, type ConnectionRow, type ConnectionWithUser } from './connection-repository.ts';
+
+/** What a connection provisioned (filled by bootstrap; empty until then). */
+export type Provisioned = { vaultIds: string[]; agentIds: string[] };
+
+export type AppUserView = ConnectionWithUser & Provisioned;
+export type ConnectedAppView = ConnectionRow & { app_name: string; app_slug: string } & Provisioned;
+
+const NOTHING_YET: Provisioned = { vaultIds: [], agentIds: [] };
+
+export class ConnectionCommands {
+  private readonly d: { db: () => EntityManager; audit: ActionAudit };
+
+  constructor(deps: { db: () => EntityManager; audit: ActionAudit }) {
+    this.d = deps;
+  }
+
+  /** GET /v1/platform/apps/{id}/users: the app's connections, disconnected ones included. */
+  async appUsers(ctx: ActionContext, appId: string): Promise<AppUserView[]> {
+    const em = this.d.db();
+    const app = await appForCaller(em, ctx, appId);
+    return (await listAppConnections(em, app.id)).map((c) => ({ ...c, ...NOTHING_YET }));
+  }
+
+  /** GET /v1/platform/connected-apps: the caller's live connections. */
+  async connectedApps(ctx: ActionContext): Promise<ConnectedAppView[]> {
+    const p = callerOf(ctx);
+    return (await listUserConnections(this.d.db(), p.id)).map((c) => ({ ...c, ...NOTHING_YET }));
+  }
+
+  /** DELETE /v1/platform/connected-apps/{id}: the caller's own connection only (404 otherwise). */
+  async disconnect(ctx: ActionContext, connectionId: string): Promise<void> {
+    const p = callerOf(ctx);
+    if (!isUuid(connectionId)) throw notFound('Connection');
+    const row = await this.d.db().transactional(async (tx) => {
+      const ended = await disconnect(tx, p.id, connectionId);
+      if (ended) {
+        await emitEvent(tx, ended.app_org_id, 'platform.user.disconnected', { platform_app_id: ended.platform_app_id, connection_id: ended.id, user_id: p.id });
+      }
+      return ended;
+    });
+    if (!row) throw notFound('Connection');
+    await this.d.audit.record(ctx, 'platform.connection.disconnect', {
+      resourceType: 'platform_connection', resourceId: row.id, details: { platform_app_id: row.platform_app_id },
+    });
+  }
+}
