@@ -6,32 +6,30 @@ import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
 import type { InvalidationBus } from '../cache/invalidation-bus.ts';
 import type { HotReads } from '../../db/hot-reads.ts';
 import type { Principal } from './principal.ts';
+import { DigestCache } from '../cache/digest-cache.ts';
 import { activeKeyByDigest, announceApiKeysChanged, deactivateApiKey, insertApiKey, touchApiKey, type ApiKeyRow } from './api-key-repository.ts';
 
 export const USER_KEY_PREFIX = 'xck_';
 const CACHE_TTL_MS = 60_000;
 const LAST_USED_EVERY_MS = 60_000;
 
-type Resolved = { keyId: string; userId: string; orgId: string | null; expiresAt: number | null; loadedAt: number };
+type Resolved = { keyId: string; userId: string; orgId: string | null; expiresAt: number | null };
 
 export class ApiKeyService {
-  private readonly cache = new Map<string, Resolved>();
+  private readonly cache = new DigestCache<Resolved>(CACHE_TTL_MS);
   private readonly lastUsedWrite = new Map<string, number>();
   private readonly pepper: KeyObject;
   private readonly db: HotReads;
-  // Bumped on every invalidation: a lookup that started before a revocation is not cached after it.
-  private generation = 0;
 
   constructor(pepper: KeyObject, db: HotReads, bus: InvalidationBus) {
     this.pepper = pepper;
     this.db = db;
     bus.onMessage((m) => { if (m.kind === 'api_keys_changed') this.forgetUser(m.userId); });
-    bus.onReconnect(async () => { this.generation++; this.cache.clear(); });
+    bus.onReconnect(async () => { this.cache.clear(); });
   }
 
   private forgetUser(userId: string): void {
-    this.generation++;
-    for (const [d, r] of this.cache) if (r.userId === userId) this.cache.delete(d);
+    this.cache.forget((r) => r.userId === userId);
   }
 
   /** Stores a new key of `userId` (digest only); the raw key is returned here and never again. */
@@ -60,17 +58,13 @@ export class ApiKeyService {
   /** The key's owner as a principal, or null when unknown, revoked, expired or orphaned. */
   async resolve(rawKey: string): Promise<(Principal & { keyId: string }) | null> {
     if (!rawKey.startsWith(USER_KEY_PREFIX) || rawKey.length > 128) return null;
-    const digest = digestToken(this.pepper, rawKey);
     const now = Date.now();
-    let r = this.cache.get(digest);
-    if (!r || now - r.loadedAt > CACHE_TTL_MS) {
-      const startedAt = this.generation;
+    const digest = digestToken(this.pepper, rawKey);
+    const r = await this.cache.get(digest, async () => {
       const row = await activeKeyByDigest(this.db, digest);
-      if (!row) { this.cache.delete(digest); return null; }
-      r = { keyId: row.id, userId: row.user_id, orgId: row.org_id, expiresAt: row.expires_at ? row.expires_at.getTime() : null, loadedAt: now };
-      if (this.generation === startedAt) this.cache.set(digest, r);
-    }
-    if (r.orgId === null || (r.expiresAt !== null && r.expiresAt <= now)) return null;
+      return row ? { keyId: row.id, userId: row.user_id, orgId: row.org_id, expiresAt: row.expires_at ? row.expires_at.getTime() : null } : null;
+    });
+    if (!r || r.orgId === null || (r.expiresAt !== null && r.expiresAt <= now)) return null;
     this.touch(r.keyId, now);
     return { type: 'user', id: r.userId, orgId: r.orgId, via: 'api_key', keyId: r.keyId };
   }

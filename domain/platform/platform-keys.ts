@@ -7,24 +7,23 @@ import type { InvalidationBus } from '../cache/invalidation-bus.ts';
 import type { HotReads } from '../../db/hot-reads.ts';
 import type { PlatformCaller } from '../auth/principal.ts';
 import { appByKeyDigest } from './platform-app-repository.ts';
+import { DigestCache } from '../cache/digest-cache.ts';
 
 export const PLATFORM_KEY_PREFIX = 'plt_';
 const CACHE_TTL_MS = 60_000;
 
-type Resolved = { appId: string; orgId: string; active: boolean; expiresAt: number | null; loadedAt: number };
+type Resolved = { appId: string; orgId: string; active: boolean; expiresAt: number | null };
 
 export class PlatformKeyService {
-  private readonly cache = new Map<string, Resolved>();
+  private readonly cache = new DigestCache<Resolved>(CACHE_TTL_MS);
   private readonly pepper: KeyObject;
   private readonly db: HotReads;
-  // Bumped on every invalidation: a lookup that started before a change is not cached after it.
-  private generation = 0;
 
   constructor(pepper: KeyObject, db: HotReads, bus: InvalidationBus) {
     this.pepper = pepper;
     this.db = db;
     bus.onMessage((m) => { if (m.kind === 'platform_keys_changed') this.forgetApp(m.appId); });
-    bus.onReconnect(async () => { this.generation++; this.cache.clear(); });
+    bus.onReconnect(async () => { this.cache.clear(); });
   }
 
   /** A new key: the raw key (shown once), the prefix kept in clear, the digest stored. */
@@ -35,24 +34,18 @@ export class PlatformKeyService {
 
   /** Drops this replica's cached keys of the app (the others hear it from announcePlatformKeysChanged). */
   forgetApp(appId: string): void {
-    this.generation++;
-    for (const [d, r] of this.cache) if (r.appId === appId) this.cache.delete(d);
+    this.cache.forget((r) => r.appId === appId);
   }
 
   /** The app as a principal, or null when the key is unknown, expired, past its overlap, or the app is inactive. */
   async resolve(rawKey: string): Promise<PlatformCaller | null> {
     if (!rawKey.startsWith(PLATFORM_KEY_PREFIX) || rawKey.length > 128) return null;
     const digest = digestToken(this.pepper, rawKey);
-    const now = Date.now();
-    let r = this.cache.get(digest);
-    if (!r || now - r.loadedAt > CACHE_TTL_MS) {
-      const startedAt = this.generation;
+    const r = await this.cache.get(digest, async () => {
       const row = await appByKeyDigest(this.db, digest);
-      if (!row) { this.cache.delete(digest); return null; }
-      r = { appId: row.id, orgId: row.org_id, active: row.is_active, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null, loadedAt: now };
-      if (this.generation === startedAt) this.cache.set(digest, r);
-    }
-    if (!r.active || (r.expiresAt !== null && r.expiresAt <= now)) return null;
+      return row ? { appId: row.id, orgId: row.org_id, active: row.is_active, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null } : null;
+    });
+    if (!r || !r.active || (r.expiresAt !== null && r.expiresAt <= Date.now())) return null;
     return { type: 'platform', id: r.appId, orgId: r.orgId, via: 'api_key' };
   }
 }
