@@ -112,8 +112,8 @@ export const PlatformConnectedUserSchema = shape('PlatformConnectedUser', z.obje
   user_id: uuid,
   /** Ours: the user's e-mail. */
   email: z.string(),
-  /** The `sub` of the app's OIDC token, when the user was provisioned (or found) by one. */
-  external_subject: z.string().nullable(),
+  /** The `sub` of the app's OIDC token, when the user was provisioned (or found) by one; omitted otherwise. */
+  external_subject: z.string().optional(),
   status: z.enum(['connected', 'claimed', 'disconnected']),
   vault_ids: z.array(uuid),
   agent_ids: z.array(uuid),
@@ -124,11 +124,11 @@ export const PlatformConnectedUserSchema = shape('PlatformConnectedUser', z.obje
 export const PlatformConnectedUserListSchema = shape('PlatformConnectedUserList', z.array(PlatformConnectedUserSchema), "The app's connected users, oldest first (a bare array, as the reference has it)");
 
 export const presentAppUsers = (users: AppUserView[]): z.output<typeof PlatformConnectedUserListSchema> => users.map((u) => ({
-  connection_id: u.id, user_id: u.user_id, email: u.email, external_subject: u.external_subject, status: u.status as 'connected',
+  connection_id: u.id, user_id: u.user_id, email: u.email, ...(u.external_subject === null ? {} : { external_subject: u.external_subject }), status: u.status as 'connected',
   vault_ids: u.vaultIds, agent_ids: u.agentIds, created_at: isoAlways(u.created_at), claimed_at: iso(u.claimed_at),
 }));
 
-const connectedAppFields = z.object({
+export const ConnectedAppSchema = shape('ConnectedApp', z.object({
   connection_id: uuid,
   app_name: z.string(),
   app_slug: z.string(),
@@ -136,18 +136,20 @@ const connectedAppFields = z.object({
   vault_ids: z.array(uuid),
   agent_ids: z.array(uuid),
   created_at: timestamp,
-});
-
-export const ConnectedAppListSchema = shape('ConnectedAppList', z.object({
-  connected_apps: z.array(connectedAppFields),
-  /** The same list under the name the reference's changelog (v2.22.0) gives it. */
-  apps: z.array(connectedAppFields),
 }));
 
+export const ConnectedAppListSchema = shape('ConnectedAppList', z.object({
+  connected_apps: z.array(ConnectedAppSchema),
+  /** The same list under the name the reference's changelog (v2.22.0) gives it. */
+  apps: z.array(ConnectedAppSchema),
+}));
+
+export const presentConnectedApp = (a: ConnectedAppView): z.output<typeof ConnectedAppSchema> => ({
+  connection_id: a.id, app_name: a.app_name, app_slug: a.app_slug, status: a.status as 'connected', vault_ids: a.vaultIds, agent_ids: a.agentIds,
+  created_at: isoAlways(a.created_at),
+});
+
 export function presentConnectedApps(apps: ConnectedAppView[]): z.output<typeof ConnectedAppListSchema> {
-  const list = apps.map((a) => ({
-    connection_id: a.id, app_name: a.app_name, app_slug: a.app_slug, status: a.status as 'connected', vault_ids: a.vaultIds, agent_ids: a.agentIds,
-    created_at: isoAlways(a.created_at),
-  }));
+  const list = apps.map(presentConnectedApp);
   return { connected_apps: list, apps: list };
 }

@@ -1,18 +1,23 @@
 // Connections between platform apps and users, seen from both sides (spec §4.15, issue 35 §3): the
 // app (or its organization's owners and admins) lists its connected users; a user lists the apps
-// connected to their account and disconnects one, which ends the app's reach at once (its grants,
-// once they exist, go with the connection) and tells the app's organization
-// (platform.user.disconnected). A disconnected connection stays as history; connecting again
-// needs the user's consent (users/upsert answers link_required).
+// connected to their account, connects one (their consent: what users/upsert's link_required asks
+// for) and disconnects one, which ends the app's reach at once (its grants, once they exist, go with
+// the connection). Both tell the app's organization (platform.user.connected|disconnected). A
+// disconnected connection stays as history until the user connects the app again.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import { callerOf } from '../auth/principal.ts';
-import { notFound } from '../errors.ts';
+import { randomUUID } from 'node:crypto';
+import { Problem, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { appForCaller } from './app-access.ts';
-import { disconnect, listAppConnections, listUserConnections, type ConnectionRow, type ConnectionWithUser } from './connection-repository.ts';
+import {
+  activeAppBySlug, connectByConsent, connectionOfUser, countLiveConnections, disconnect, listAppConnections, listUserConnections,
+  type ConnectionRow, type ConnectionWithUser,
+} from './connection-repository.ts';
+import { lockPlatformApp } from './platform-app-repository.ts';
 
 /** What a connection provisioned (filled by bootstrap; empty until then). */
 export type Provisioned = { vaultIds: string[]; agentIds: string[] };
@@ -40,6 +45,31 @@ export class ConnectionCommands {
   async connectedApps(ctx: ActionContext): Promise<ConnectedAppView[]> {
     const p = callerOf(ctx);
     return (await listUserConnections(this.d.db(), p.id)).map((c) => ({ ...c, ...NOTHING_YET }));
+  }
+
+  /** POST /v1/platform/connected-apps: the caller consents to the app with this slug; the connection (201), or their live one (200). */
+  async connect(ctx: ActionContext, slug: string): Promise<{ connection: ConnectedAppView; created: boolean }> {
+    const p = callerOf(ctx);
+    const em = this.d.db();
+    const app = await activeAppBySlug(em, slug);
+    if (!app) throw notFound('Platform app');
+    const made = await em.transactional(async (tx) => {
+      await lockPlatformApp(tx, app.id);
+      const live = await connectionOfUser(tx, app.id, p.id);
+      if (live && live.status !== 'disconnected') return { row: live as ConnectionRow, created: false };
+      if (app.max_connected_users !== null && await countLiveConnections(tx, app.id) >= app.max_connected_users) {
+        throw new Problem(403, `${app.name} has as many connected users as it may have (${app.max_connected_users})`, {
+          type: 'resource_limit_exceeded', title: 'Resource Limit Exceeded', extras: { resource: 'connected_users', limit: app.max_connected_users },
+        });
+      }
+      const row = (await connectByConsent(tx, app.id, p.id, randomUUID()))!;
+      await emitEvent(tx, app.org_id, 'platform.user.connected', { platform_app_id: app.id, connection_id: row.id, user_id: p.id, is_new: false });
+      return { row, created: true };
+    });
+    if (made.created) {
+      await this.d.audit.record(ctx, 'platform.connection.consent', { resourceType: 'platform_connection', resourceId: made.row.id, details: { platform_app_id: app.id } });
+    }
+    return { connection: { ...made.row, app_name: app.name, app_slug: app.slug, ...NOTHING_YET }, created: made.created };
   }
 
   /** DELETE /v1/platform/connected-apps/{id}: the caller's own connection only (404 otherwise). */

@@ -74,3 +74,21 @@ export async function disconnect(tx: EntityManager, userId: string, connectionId
   const app = await query(tx).selectFrom('platform_apps').select('org_id').where('id', '=', row.platform_app_id).executeTakeFirstOrThrow();
   return { ...row, app_org_id: app.org_id };
 }
+
+/** An active app by its slug (any case), or null. */
+export async function activeAppBySlug(em: EntityManager, slug: string): Promise<{ id: string; org_id: string; name: string; slug: string; max_connected_users: number | null } | null> {
+  return (await query(em).selectFrom('platform_apps').select(['id', 'org_id', 'name', 'slug', 'max_connected_users'])
+    .where((eb) => eb(eb.fn('lower', ['slug']), '=', slug.toLowerCase())).where('is_active', '=', true).executeTakeFirst()) ?? null;
+}
+
+/**
+ * The user's consent: a new connection, or their disconnected one live again. Null when a live one
+ * exists already (nothing to do).
+ */
+export async function connectByConsent(tx: EntityManager, appId: string, userId: string, id: string): Promise<ConnectionRow | null> {
+  const row = await query(tx).insertInto('platform_connections').values({ id, platform_app_id: appId, user_id: userId })
+    .onConflict((oc) => oc.columns(['platform_app_id', 'user_id']).doUpdateSet({ status: 'connected', disconnected_at: null, created_at: sql`now()` })
+      .where('platform_connections.status', '=', 'disconnected'))
+    .returningAll().executeTakeFirst();
+  return row ?? null;
+}

@@ -129,6 +129,17 @@ test('an account that exists and is not connected to the app is never linked sil
     link_required: { status: 'link_required', reason: 'user_exists_in_other_org', app_slug: expect.any(String), authorize_url: expect.stringMatching(/\/connect\/.+\/authorize\?/) },
   });
   expect((await db().query('SELECT count(*)::int AS n FROM platform_connections WHERE user_id = $1', [person.userId])).rows[0].n).toBe(0);
+  // Their consent (what the authorize page does for them) connects the app; the app then finds them (200).
+  const slugOfApp = r.body.link_required.app_slug;
+  const consent = await call('POST', '/v1/platform/connected-apps', { token: person.token, body: { app_slug: slugOfApp.toUpperCase() } });
+  expect(consent.status).toBe(201);
+  expect(consent.body).toMatchObject({ app_slug: slugOfApp, status: 'connected' });
+  expect((await call('POST', '/v1/platform/connected-apps', { token: person.token, body: { app_slug: slugOfApp } })).body.connection_id).toBe(consent.body.connection_id);
+  const found = await upsert({ email: person.email });
+  expect(found.status).toBe(200);
+  expect(found.body).toMatchObject({ is_new: false, user_handle: person.userId, connection_id: consent.body.connection_id });
+  expect((await call('POST', '/v1/platform/connected-apps', { token: person.token, body: { app_slug: 'no-such-app-here' } })).status).toBe(404);
+  expect((await call('POST', '/v1/platform/connected-apps', { token: appKey, body: { app_slug: slugOfApp } })).status).toBe(403);
   // A user another app provisioned is someone else's too.
   const other = await call('POST', '/v1/platform/apps', { token: owner.token, body: { name: 'Other', slug: `other-${Date.now().toString(36)}` } });
   const theirs = unique('theirs');
@@ -197,5 +208,10 @@ test("connections from both sides: the app lists its users; the user (after sett
   expect(after.body.type).toBe('link_required');
   const row = (await call('GET', `/v1/platform/apps/${appId}/users`, { token: appKey })).body.find((u: { connection_id: string }) => u.connection_id === made.body.connection_id);
   expect(row.status).toBe('disconnected');
+  // Connecting again revives the same connection.
+  const again = await call('POST', '/v1/platform/connected-apps', { token: userToken, body: { app_slug: after.body.link_required.app_slug } });
+  expect(again.status).toBe(201);
+  expect(again.body.connection_id).toBe(made.body.connection_id);
+  expect((await upsert({ subject_token: await token({ sub: 'both-sides', email }) })).status).toBe(200);
 });
 

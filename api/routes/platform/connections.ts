@@ -5,9 +5,12 @@ import { z } from 'zod';
 import { route } from '../../route.ts';
 import { idParam } from '../../input/fields.ts';
 import { platformAppParams } from './schema.ts';
-import { ConnectedAppListSchema, PlatformConnectedUserListSchema, presentAppUsers, presentConnectedApps } from '../../presenters/platform.ts';
+import {
+  ConnectedAppListSchema, ConnectedAppSchema, PlatformConnectedUserListSchema, presentAppUsers, presentConnectedApp, presentConnectedApps,
+} from '../../presenters/platform.ts';
 
 const connectionParams = z.object({ connectionId: idParam });
+const consentBody = z.object({ app_slug: z.string().min(1).max(64) });
 
 export const platformConnectionRoutes = [
   route({
@@ -24,6 +27,21 @@ export const platformConnectionRoutes = [
     success: { status: 200, description: 'Your live connections', schema: ConnectedAppListSchema },
     errors: { 403: 'Agents and platform keys never' },
     handler: async ({ action, services: s }) => presentConnectedApps(await s.platformConnections.connectedApps(action)),
+  }),
+  route({
+    method: 'POST', path: '/v1/platform/connected-apps', tag: 'Platform', auth: 'user',
+    summary: "Connect an app to your account (your consent: what users/upsert's link_required asks for)",
+    body: consentBody,
+    success: {
+      status: 201, description: 'The connection', schema: ConnectedAppSchema,
+      also: [{ status: 200, description: 'The app was connected already: that connection' }],
+    },
+    errors: { 403: "Agents and platform keys never; resource_limit_exceeded (the app's max_connected_users)", 404: 'No active app with this slug' },
+    handler: async ({ ctx, body, action, services: s }) => {
+      const r = await s.platformConnections.connect(action, body.app_slug);
+      if (!r.created) ctx.state.successStatus = 200;
+      return presentConnectedApp(r.connection);
+    },
   }),
   route({
     method: 'DELETE', path: '/v1/platform/connected-apps/:connectionId', tag: 'Platform', auth: 'user',
