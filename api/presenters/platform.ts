@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { shape, timestamp, uuid, isoAlways } from './registry.ts';
 import type { CreatedPlatformApp, PlatformAppView, RotatedPlatformKey } from '../../domain/platform/platform-app-commands.ts';
 import type { TemplateRow } from '../../domain/platform/template-repository.ts';
+import type { AuditEventRow } from '../../domain/audit/audit-log-repository.ts';
+import { AuditEventSchema, presentAuditEvent } from './audit.ts';
 import type { UpsertedUser } from '../../domain/platform/platform-users.ts';
 import type { AppUserView, ConnectedAppView } from '../../domain/platform/connection-commands.ts';
 
@@ -153,3 +155,10 @@ export function presentConnectedApps(apps: ConnectedAppView[]): z.output<typeof 
   const list = apps.map(presentConnectedApp);
   return { connected_apps: list, apps: list };
 }
+
+export const PlatformAppAuditSchema = shape('PlatformAppAudit', z.object({
+  events: z.array(AuditEventSchema),
+}), "The app's audit events, newest first");
+
+export const presentAppAudit = (rows: AuditEventRow[]): z.output<typeof PlatformAppAuditSchema> => ({ events: rows.map(presentAuditEvent) });
+

@@ -37,3 +37,17 @@ export async function chainHead(em: EntityManager, chainKey: string): Promise<st
   const row = await query(em).selectFrom('audit_chain_heads').select('last_hash').where('chain_key', '=', chainKey).executeTakeFirst();
   return row?.last_hash ?? null;
 }
+
+/**
+ * A platform app's events in its organization, newest first: what the app did with its key, and
+ * what was done to the app and to its templates and connections (their records name it).
+ */
+export function platformAppEvents(em: EntityManager, orgId: string, appId: string, limit: number, offset: number): Promise<AuditEventRow[]> {
+  return query(em).selectFrom('audit_events').selectAll().where('org_id', '=', orgId)
+    .where((eb) => eb.or([
+      eb.and([eb('actor_type', '=', 'platform'), eb('actor_id', '=', appId)]),
+      eb.and([eb('resource_type', '=', 'platform_app'), eb('resource_id', '=', appId)]),
+      eb(sql`details->>'platform_app_id'`, '=', appId),
+    ]))
+    .orderBy('seq', 'desc').limit(limit).offset(offset).execute();
+}

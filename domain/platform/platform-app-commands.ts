@@ -16,6 +16,7 @@ import { Problem, conflict, invalidField, notFound } from '../errors.ts';
 import type { PlatformKeyService } from './platform-keys.ts';
 import { appForCaller } from './app-access.ts';
 import { liveConnectionCounts } from './connection-repository.ts';
+import { platformAppEvents, type AuditEventRow } from '../audit/audit-log-repository.ts';
 import { checkStoredDestination, type Exemptions, type Resolver } from '../net/outbound/index.ts';
 import {
   announcePlatformKeysChanged, countPlatformApps, deletePlatformApp, insertPlatformApp, listPlatformApps, rotatePlatformKey,
@@ -97,6 +98,13 @@ export class PlatformAppCommands {
   async get(ctx: ActionContext, appId: string): Promise<PlatformAppView> {
     const em = this.d.db();
     return (await viewsOf(em, [await appForCaller(em, ctx, appId)]))[0]!;
+  }
+
+  /** GET /v1/platform/apps/{id}/audit: the app's events, newest first (the app itself, or its organization's owners and admins). */
+  async audit(ctx: ActionContext, appId: string, limit: number, offset: number): Promise<AuditEventRow[]> {
+    const em = this.d.db();
+    const app = await appForCaller(em, ctx, appId);
+    return platformAppEvents(em, app.org_id, app.id, limit, offset);
   }
 
   async update(ctx: ActionContext, appId: string, changes: PlatformAppSettings): Promise<PlatformAppView> {

@@ -170,3 +170,28 @@ test('delete: the app is gone and its key stops; another organization sees 404 a
   const audit = await db().query("SELECT action FROM audit_events WHERE resource_id = $1 ORDER BY created_at", [r.body.id]);
   expect(audit.rows.map((x: { action: string }) => x.action)).toEqual(['platform.app.create', 'platform.app.delete']);
 });
+
+test("the app's audit log: what was done to it and what it did, newest first, for its managers and itself only", async () => {
+  const r = await create({ name: 'Audited', slug: slug('aud') });
+  const key: string = r.body.api_key;
+  expect((await call('PATCH', `/v1/platform/apps/${r.body.id}`, { token: owner.token, body: { description: 'audited app' } })).status).toBe(200);
+  expect((await call('POST', `/v1/platform/apps/${r.body.id}/templates`, { token: key, body: { name: 'by-the-app', spec: {} } })).status).toBe(201);
+  const events = await eventually('the three records', async () => {
+    const a = await call('GET', `/v1/platform/apps/${r.body.id}/audit`, { token: key });
+    const actions = (a.body.events as { action: string }[]).map((e) => e.action);
+    return actions.includes('platform.template.create') && actions.includes('platform.app.update') ? a.body.events : undefined;
+  });
+  expect(events.map((e: { action: string }) => e.action).filter((a: string) => a.startsWith('platform.'))).toEqual(['platform.template.create', 'platform.app.update', 'platform.app.create']);
+  expect(events[0]).toMatchObject({ actor_type: 'platform', actor_id: r.body.id });
+  expect(JSON.stringify(events)).not.toContain(key);
+  // Paging: limit and offset over the same newest-first order (the app's own reads above are records too,
+  // landing as the writer flushes them, so the two reads are compared once they agree).
+  await eventually('a page to match the list', async () => {
+    const all = (await call('GET', `/v1/platform/apps/${r.body.id}/audit`, { token: owner.token })).body.events.map((e: { id: string }) => e.id);
+    const page = (await call('GET', `/v1/platform/apps/${r.body.id}/audit?limit=2&offset=1`, { token: owner.token })).body.events.map((e: { id: string }) => e.id);
+    return JSON.stringify(page) === JSON.stringify(all.slice(1, 3)) ? true : undefined;
+  });
+  const other = await create({ name: 'Other audited', slug: slug('aud2') });
+  expect((await call('GET', `/v1/platform/apps/${r.body.id}/audit`, { token: other.body.api_key })).status).toBe(404);
+  expect((await call('GET', `/v1/platform/apps/${r.body.id}/audit?limit=0`, { token: owner.token })).status).toBe(400);
+});

@@ -2,10 +2,10 @@
 // that build on the service (Pro plan or higher); each gets a `plt_` key shown once. An app may read
 // its own registration with that key; every other route refuses a `plt_` key.
 import { route } from '../../route.ts';
-import { createPlatformAppBody, platformAppParams, rotatePlatformKeyBody, updatePlatformAppBody } from './schema.ts';
+import { appAuditQuery, createPlatformAppBody, platformAppParams, rotatePlatformKeyBody, updatePlatformAppBody } from './schema.ts';
 import {
-  PlatformAppCreatedSchema, PlatformAppListSchema, PlatformAppSchema, PlatformKeyRotatedSchema,
-  presentPlatformApp, presentPlatformAppCreated, presentPlatformAppList, presentPlatformKeyRotated,
+  PlatformAppAuditSchema, PlatformAppCreatedSchema, PlatformAppListSchema, PlatformAppSchema, PlatformKeyRotatedSchema,
+  presentAppAudit, presentPlatformApp, presentPlatformAppCreated, presentPlatformAppList, presentPlatformKeyRotated,
 } from '../../presenters/platform.ts';
 
 const MANAGERS_ONLY = 'Not an owner or admin (agents and platform keys never)';
@@ -36,6 +36,14 @@ export const platformAppRoutes = [
     success: { status: 200, description: 'The app', schema: PlatformAppSchema },
     errors: { 403: MANAGERS_ONLY, 404: 'Not found (or another app than the key\'s)' },
     handler: async ({ params, action, services: s }) => presentPlatformApp(await s.platformApps.get(action, params.appId)),
+  }),
+  route({
+    method: 'GET', path: '/v1/platform/apps/:appId/audit', tag: 'Platform', auth: 'user_or_platform',
+    summary: "The app's audit events, newest first: what it did with its key, and what was done to it, its templates and its connections",
+    params: platformAppParams, query: appAuditQuery,
+    success: { status: 200, description: 'A page of events', schema: PlatformAppAuditSchema },
+    errors: { 400: 'Invalid limit or offset', 403: MANAGERS_ONLY, 404: "Not found (or another app than the key's)" },
+    handler: async ({ params, query, action, services: s }) => presentAppAudit(await s.platformApps.audit(action, params.appId, query.limit, query.offset)),
   }),
   route({
     method: 'PATCH', path: '/v1/platform/apps/:appId', tag: 'Platform', auth: 'user',

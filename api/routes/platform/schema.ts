@@ -2,7 +2,7 @@
 // UpdatePlatformAppRequest). Shapes only: a webhook URL's destination is judged by the domain
 // (domain/platform/platform-app-commands.ts), which needs the outbound policy.
 import { z } from 'zod';
-import { idParam, timestampField } from '../../input/fields.ts';
+import { idParam, limitField, timestampField } from '../../input/fields.ts';
 import { TemplateSpecSchema } from '../../../domain/platform/template-spec.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).max(2048);
@@ -81,3 +81,9 @@ export const upsertUserBody = z.object({
   email: z.string().trim().max(254).pipe(z.email({ message: 'must be a valid e-mail address' })).transform((e) => e.toLowerCase()).optional(),
   display_name: z.string().trim().min(1).max(100).optional(),
 }).transform((b) => ({ subjectToken: b.subject_token, subjectTokenType: b.subject_token_type, email: b.email, displayName: b.display_name }));
+
+export const appAuditQuery = z.object({
+  limit: limitField(200, 50),
+  offset: z.coerce.number().int().min(0).max(100_000).default(0),
+});
+
