@@ -277,7 +277,8 @@ describe('refusals', () => {
       [{ ...txBase, ...eip1559, gas_price: '1', tx_type: 2 }, 'gas_price'],
       [{ ...txBase, ...eip1559, chain: 'dogechain' }, 'chain'],
       [{ ...txBase, ...eip1559, chain: 424242 }, 'chain'],
-      [{ ...txBase, ...eip1559, chain: 'bitcoin' }, 'chain'],
+      [{ ...txBase, ...eip1559, chain: 'cardano' }, 'chain'], // no unified sign on Cardano
+      [{ ...txBase, ...eip1559, chain: 'bitcoin' }, 'raw_transaction'], // on Bitcoin, a transaction is a PSBT
       [{ ...txBase, ...eip1559, to: '0x1234' }, 'to'],
       [{ ...txBase, ...eip1559, value: '1e18' }, 'value'],
       [{ ...txBase, ...eip1559, tx_type: 3 }, 'max_fee_per_blob_gas'],
