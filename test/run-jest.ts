@@ -18,25 +18,33 @@ import path from 'node:path';
 
 const MAX_RERUN = 3;
 const jest = [path.join('node_modules', 'jest', 'bin', 'jest.js'), '--runInBand', '--forceExit'];
-const report = path.join(os.tmpdir(), `jest-report-${process.pid}.json`);
-
-const first = spawnSync(process.execPath, [...jest, ...process.argv.slice(2), '--json', '--outputFile', report], { stdio: 'inherit' });
-if (first.status === 0) process.exit(0);
 
 type Report = { testResults?: { name: string; status: string }[] };
-let failed: string[] = [];
-try {
-  failed = ((JSON.parse(fs.readFileSync(report, 'utf8')) as Report).testResults ?? []).filter((t) => t.status === 'failed').map((t) => t.name);
-} catch {
-  // No report (jest itself failed to start, or a global setup failed): nothing to rerun.
-} finally {
-  fs.rmSync(report, { force: true });
+
+/** Runs jest with `args`; its exit status and the files that failed (null: no report, e.g. jest or a global setup failed to start). */
+function runJest(args: string[], tag: string): { status: number | null; failed: string[] | null } {
+  const report = path.join(os.tmpdir(), `jest-report-${process.pid}-${tag}.json`);
+  const run = spawnSync(process.execPath, [...jest, ...args, '--json', '--outputFile', report], { stdio: 'inherit' });
+  try {
+    const results = (JSON.parse(fs.readFileSync(report, 'utf8')) as Report).testResults ?? [];
+    return { status: run.status, failed: results.filter((t) => t.status === 'failed').map((t) => path.relative(process.cwd(), t.name)) };
+  } catch {
+    return { status: run.status, failed: null };
+  } finally {
+    fs.rmSync(report, { force: true });
+  }
 }
-if (failed.length === 0 || failed.length > MAX_RERUN) process.exit(first.status ?? 1);
+
+const first = runJest(process.argv.slice(2), 'first');
+if (first.status === 0) process.exit(0);
+const files = first.failed ?? [];
+if (files.length === 0 || files.length > MAX_RERUN) process.exit(first.status ?? 1);
 
 const banner = '='.repeat(100);
-const files = failed.map((f) => path.relative(process.cwd(), f));
 console.error(`\n${banner}\nFAILED ONCE — running these ${files.length} file(s) again on a fresh stack (test/run-jest.ts says why):\n  ${files.join('\n  ')}\n${banner}\n`);
-const second = spawnSync(process.execPath, [...jest, ...files], { stdio: 'inherit' });
-console.error(`\n${banner}\n${second.status === 0 ? 'PASSED ON THE RERUN' : 'FAILED AGAIN'}: ${files.join(', ')}\n${banner}\n`);
+const second = runJest(files, 'rerun');
+const again = second.failed ?? files;
+const passed = files.filter((f) => !again.includes(f));
+console.error(`\n${banner}\n${second.status === 0 ? `PASSED ON THE RERUN: ${files.join(', ')}`
+  : `FAILED AGAIN: ${again.join(', ') || '(no report: see the output above)'}${passed.length ? `; passed on the rerun: ${passed.join(', ')}` : ''}`}\n${banner}\n`);
 process.exit(second.status ?? 1);
