@@ -9,15 +9,16 @@ import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import { callerOf } from '../auth/principal.ts';
 import { randomUUID } from 'node:crypto';
-import { Problem, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { appForCaller } from './app-access.ts';
 import {
-  activeAppBySlug, connectByConsent, connectionOfUser, countLiveConnections, disconnect, listAppConnections, listUserConnections,
+  activeAppBySlug, connectByConsent, connectionOfUser, disconnect, listAppConnections, listUserConnections,
   type ConnectionRow, type ConnectionWithUser,
 } from './connection-repository.ts';
 import { lockPlatformApp } from './platform-app-repository.ts';
+import { assertRoomForConnection } from './connection-cap.ts';
 
 /** What a connection provisioned (filled by bootstrap; empty until then). */
 export type Provisioned = { vaultIds: string[]; agentIds: string[] };
@@ -57,11 +58,7 @@ export class ConnectionCommands {
       await lockPlatformApp(tx, app.id);
       const live = await connectionOfUser(tx, app.id, p.id);
       if (live && live.status !== 'disconnected') return { row: live as ConnectionRow, created: false };
-      if (app.max_connected_users !== null && await countLiveConnections(tx, app.id) >= app.max_connected_users) {
-        throw new Problem(403, `${app.name} has as many connected users as it may have (${app.max_connected_users})`, {
-          type: 'resource_limit_exceeded', title: 'Resource Limit Exceeded', extras: { resource: 'connected_users', limit: app.max_connected_users },
-        });
-      }
+      await assertRoomForConnection(tx, app);
       const row = (await connectByConsent(tx, app.id, p.id, randomUUID()))!;
       await emitEvent(tx, app.org_id, 'platform.user.connected', { platform_app_id: app.id, connection_id: row.id, user_id: p.id, is_new: false });
       return { row, created: true };

@@ -15,7 +15,8 @@ import { Problem, conflict, forbidden, invalidField } from '../errors.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { insertOrganization, insertUser } from '../accounts/user-repository.ts';
 import { findPlatformApp, lockPlatformApp, type PlatformAppRow } from './platform-app-repository.ts';
-import { connectionBySubject, connectionOfUser, countLiveConnections, insertConnection, setConnectionSubject, userByEmail } from './connection-repository.ts';
+import { connectionBySubject, connectionOfUser, insertConnection, setConnectionSubject, userByEmail } from './connection-repository.ts';
+import { assertRoomForConnection } from './connection-cap.ts';
 import type { AppOidcVerifier, AppSubject } from './app-oidc.ts';
 
 export const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
@@ -67,11 +68,7 @@ export class PlatformUserCommands {
       }
       return this.found(connection, app);
     }
-    if (app.max_connected_users !== null && await countLiveConnections(tx, app.id) >= app.max_connected_users) {
-      throw new Problem(403, `The app has ${app.max_connected_users} connected users, its max_connected_users`, {
-        type: 'resource_limit_exceeded', title: 'Resource Limit Exceeded', extras: { resource: 'connected_users', limit: app.max_connected_users },
-      });
-    }
+    await assertRoomForConnection(tx, app);
     const displayName = input.displayName ?? subject?.name ?? null;
     const orgId = await insertOrganization(tx, `${displayName ?? email}'s organization`);
     const user = await insertUser(tx, {
