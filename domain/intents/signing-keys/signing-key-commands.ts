@@ -7,7 +7,6 @@
 // secret of the reserved `__agent-keys` vault (key-handles.ts) and never leaves the domain. Each
 // command owns its transaction, its events and its audit record; a KMS key made for a write that
 // then fails is destroyed unused.
-import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { toHex } from 'viem';
@@ -22,14 +21,14 @@ import { requireManager } from '../../access/roles.ts';
 import { loadAgent } from '../../agents/agent-repository.ts';
 import { loadAccount } from '../../accounts/user-repository.ts';
 import { isReauthToken } from '../../accounts/step-up.ts';
-import { emitEvent } from '../../events/outbox.ts';
 import { Problem, conflict, forbidden } from '../../errors.ts';
 import { ensureAgentKeysVault, type AgentKeysVault } from '../../vaults/agent-keys-vault.ts';
+import { provisionSigningKey } from './provision-key.ts';
 import { resolveSigningChain, type SigningChain } from './signing-chains.ts';
 import { KEY_FAMILIES } from './key-families.ts';
-import { handlePath, readHandle, shredHandle, storeHandle } from './key-handles.ts';
+import { readHandle, shredHandle } from './key-handles.ts';
 import {
-  activeSigningKey, deactivateSigningKey, handleOf, insertSigningKey, listSigningKeys, nextKeyVersion, type SigningKeyRow,
+  activeSigningKey, deactivateSigningKey, handleOf, listSigningKeys, type SigningKeyRow,
 } from './key-repository.ts';
 
 export type SigningKeyDeps = {
@@ -165,43 +164,11 @@ export class SigningKeyCommands {
     return { key, privateKey };
   }
 
-  /**
-   * Makes a key in the KMS and records it: the handle as the next version of the agent's secret
-   * in the reserved vault, then the row. With `previous`, a rotation: the previous key is retired
-   * and its handle erased in the same transaction, and the event emitted there.
-   */
+  /** provisionSigningKey for this principal (provision-key.ts), a uniqueness race told as 409. */
   private async provision(em: EntityManager, principal: Principal, vault: AgentKeysVault, agentId: string, chain: SigningChain, previous: SigningKeyRow | null): Promise<SigningKeyRow> {
-    const id = randomUUID();
-    const family = KEY_FAMILIES[chain];
-    const made = await family.create(this.d.kms, `agent:${agentId}:${chain}:${id}`);
-    const publicKey = toHex(made.publicKey);
     try {
-      return await em.transactional(async (tx) => {
-        if (previous) {
-          const locked = await activeSigningKey(tx, principal.orgId, agentId, chain, true);
-          if (locked?.id !== previous.id || !(await deactivateSigningKey(tx, previous.id))) {
-            throw conflict(`The ${chain} signing key changed while rotating it; read the keys again`);
-          }
-          await shredHandle(tx, handleOf(previous));
-        }
-        const path = handlePath(agentId, chain);
-        const version = await storeHandle(tx, this.d.kms, vault, path, made.ref, subjectOf(principal));
-        const key = await insertSigningKey(tx, {
-          id, org_id: principal.orgId, agent_id: agentId, chain, curve: family.curve, public_key: publicKey,
-          address: family.address(made.publicKey), key_version: await nextKeyVersion(tx, agentId, chain), key_backend: this.d.kms.backend,
-          handle_vault_id: vault.id, handle_path: path, handle_version: version, created_by: subjectOf(principal),
-          rotated: previous !== null,
-        });
-        if (previous) {
-          await emitEvent(tx, principal.orgId, 'signing_key.rotated', {
-            agent_id: agentId, chain, key_id: key.id, key_version: key.key_version, address: key.address,
-            previous_key_id: previous.id, previous_address: previous.address, actor: subjectOf(principal),
-          });
-        }
-        return key;
-      });
+      return await provisionSigningKey(em, this.d.kms, { orgId: principal.orgId, subject: subjectOf(principal) }, vault, agentId, chain, previous);
     } catch (e) {
-      await this.d.kms.destroySigningKey(made.ref).catch(() => {}); // recorded nowhere: never used
       if (e instanceof UniqueConstraintViolationException) throw activeExists(chain);
       throw e;
     }
