@@ -60,7 +60,7 @@ function routeStages(def: RouteDef, s: ApiServices, paths: PathRedactor): Middle
   ];
   if (def.billable) stages.push(x402Payment(s.x402, def.billable)); // 3. x402 payment, before authentication
   if (def.auth !== 'public') {
-    stages.push(authenticate(def.auth, s)); // 4. authentication
+    stages.push(authenticate(def.auth, s, def.platformConnection === true)); // 4. authentication
     stages.push(ipFilter(s.ipRules));       // 5. IP filter
     if (s.quotaMeter) stages.push(usage(s.quotaMeter, s.creditMeter, s.creditHeaders)); // 6-7. usage against the monthly quota, quota headers
   }

@@ -74,6 +74,11 @@ export type RouteDef<B = unknown, Q = unknown, P = unknown, S extends z.ZodType 
    * path is recorded (api/path-redaction.ts). Every `:token` parameter must be listed.
    */
   secretParams?: readonly string[];
+  /**
+   * A platform app may call this (auth `principal`) with its plt_ key and `X-Platform-Connection`:
+   * it acts as that connection, reaching only what the user granted (domain/platform/grant-commands.ts).
+   */
+  platformConnection?: boolean;
   /** The priced action this route's requests are (domain/billing/request-prices.ts): they count against the monthly quota. */
   billable?: BillableAction;
   /** A larger body limit than BODY_LIMIT_BYTES for this route (the Temporal codec endpoint's histories). */

@@ -12,9 +12,13 @@ import type { JwtService } from '../domain/auth/jwt.ts';
 import type { ApiKeyService } from '../domain/auth/api-keys.ts';
 import type { PlatformKeyService } from '../domain/platform/platform-keys.ts';
 import type { PlatformAppCommands } from '../domain/platform/platform-app-commands.ts';
+import type { AppWebhookCommands } from '../domain/platform/app-webhook.ts';
 import type { TemplateCommands } from '../domain/platform/template-commands.ts';
 import type { PlatformUserCommands } from '../domain/platform/platform-users.ts';
 import type { ConnectionCommands } from '../domain/platform/connection-commands.ts';
+import type { BootstrapCommands } from '../domain/platform/bootstrap-commands.ts';
+import type { ClaimCommands } from '../domain/platform/claim-commands.ts';
+import type { GrantCommands } from '../domain/platform/grant-commands.ts';
 import type { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import type { AuditWriter } from '../domain/audit/audit-writer.ts';
 import type { Limiter } from '../domain/ratelimit/limiter.ts';
@@ -154,12 +158,20 @@ export type ApiServices = {
   webhooks: WebhookCommands;
   /** Platform API apps (§4.15) and their plt_ keys. */
   platformApps: PlatformAppCommands;
+  /** A platform app's own webhook: its secret's in-place rotation. */
+  platformAppWebhooks: AppWebhookCommands;
   /** Platform apps' bootstrap templates. */
   platformTemplates: TemplateCommands;
   /** POST /v1/platform/users/upsert. */
   platformUsers: PlatformUserCommands;
   /** Apps' connected users and users' connected apps. */
   platformConnections: ConnectionCommands;
+  /** Bootstraps from templates (a durable workflow) and their claim links. */
+  platformBootstraps: BootstrapCommands;
+  /** The public claim routes. */
+  platformClaims: ClaimCommands;
+  /** What users grant apps through their connections. */
+  platformGrants: GrantCommands;
   /** Human-in-the-loop approvals: agents request, humans decide. */
   approvals: ApprovalCommands;
   /** The mailed one-click links: GET /v1/approvals/quick-decide. */

@@ -17,9 +17,14 @@ import { JwtService } from '../domain/auth/jwt.ts';
 import { ApiKeyService } from '../domain/auth/api-keys.ts';
 import { PlatformKeyService } from '../domain/platform/platform-keys.ts';
 import { PlatformAppCommands } from '../domain/platform/platform-app-commands.ts';
+import { AppWebhookCommands } from '../domain/platform/app-webhook.ts';
 import { TemplateCommands } from '../domain/platform/template-commands.ts';
 import { PlatformUserCommands } from '../domain/platform/platform-users.ts';
 import { ConnectionCommands } from '../domain/platform/connection-commands.ts';
+import { BootstrapCommands } from '../domain/platform/bootstrap-commands.ts';
+import { ClaimCommands } from '../domain/platform/claim-commands.ts';
+import { GrantCommands } from '../domain/platform/grant-commands.ts';
+import { PlatformClient } from '../domain/platform/client.ts';
 import { AppOidcVerifier } from '../domain/platform/app-oidc.ts';
 import { IpRuleCache } from '../domain/org/ip-rule-cache.ts';
 import { AuditWriter } from '../domain/audit/audit-writer.ts';
@@ -202,9 +207,14 @@ export async function buildApiServices(w: ApiWiring, startBus: () => Promise<voi
     }),
     platformApps: new PlatformAppCommands({
       db, audit: actionAudit, keys: platformKeys, exemptions: parseExemptions(config.outboundAllowCidrs), resolver: systemResolver,
+      webhookKey: core.webhookKey,
     }),
+    platformAppWebhooks: new AppWebhookCommands({ db, audit: actionAudit, webhookKey: core.webhookKey }),
     platformTemplates: new TemplateCommands({ db, audit: actionAudit }),
     platformConnections: new ConnectionCommands({ db, audit: actionAudit }),
+    platformBootstraps: new BootstrapCommands({ db, audit: actionAudit, pepper: core.pepper, client: new PlatformClient(w.temporal, log), publicUrl: config.publicUrl }),
+    platformClaims: new ClaimCommands({ db, audit: actionAudit, pepper: core.pepper, publicUrl: config.publicUrl }),
+    platformGrants: new GrantCommands({ db, audit: actionAudit }),
     platformUsers: new PlatformUserCommands({
       db, audit: actionAudit, publicUrl: config.publicUrl,
       oidc: new AppOidcVerifier(createOutboundClient({ exemptions: parseExemptions(config.outboundAllowCidrs) })),

@@ -14,11 +14,12 @@ import { treasuryArea } from '../activities/treasury-wallets.ts';
 import { approvalsArea } from '../activities/approvals.ts';
 import { safeTreasuryArea } from '../activities/treasury.ts';
 import { billingArea } from '../activities/billing.ts';
+import { platformArea } from '../activities/platform.ts';
 
 export type { TemporalArea, WorkerDeps } from '../activities/temporal-area.ts';
 
 export const TEMPORAL_AREAS: readonly TemporalArea[] = [
-  mailArea, accountsArea, webhooksArea, automationsArea, sharesArea, keyRotationArea, transactionsArea, treasuryArea, safeTreasuryArea, approvalsArea,
+  mailArea, accountsArea, webhooksArea, automationsArea, sharesArea, keyRotationArea, transactionsArea, treasuryArea, safeTreasuryArea, approvalsArea, platformArea,
   // Last: their sweeps only keep the daily Schedules in place.
   billingArea, retentionArea,
 ];

@@ -15,3 +15,4 @@ export { approvalWaitWorkflow } from './approvals/approval-wait.ts';
 export { treasuryProposalExpiryWorkflow, treasuryExecutionWorkflow } from './treasury/safe-proposal.ts';
 export { creditMaintenanceWorkflow } from './billing/credit-maintenance.ts';
 export { x402SettleWorkflow } from './billing/x402-settle.ts';
+export { platformBootstrapWorkflow } from './platform/bootstrap.ts';

@@ -10,7 +10,9 @@ import { USER_KEY_PREFIX } from '../../domain/auth/api-keys.ts';
 const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]{1,4096})$/;
 
 /** A `plt_` key where a user or an agent must call. */
-export const platformKeyRefused = () => new Problem(403, 'A platform key (plt_) reaches only the platform API (/v1/platform/…)');
+export const platformKeyRefused = (withConnection = false) => new Problem(403, withConnection
+  ? 'A platform key (plt_) reaches this route only with X-Platform-Connection: the connection whose grants it uses'
+  : 'A platform key (plt_) reaches only the platform API (/v1/platform/…)');
 
 /** The verified caller, a platform app included; a 401 challenge when the header is missing, malformed, expired or revoked. */
 export async function callerFromAuthorization(header: string | undefined, s: Pick<ApiServices, 'apiKeys' | 'jwt' | 'platformKeys'>): Promise<Principal | PlatformCaller> {

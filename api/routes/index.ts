@@ -27,6 +27,8 @@ import { platformAppRoutes } from './platform/apps.ts';
 import { platformTemplateRoutes } from './platform/templates.ts';
 import { platformUserRoutes } from './platform/users.ts';
 import { platformConnectionRoutes } from './platform/connections.ts';
+import { platformBootstrapRoutes } from './platform/bootstrap.ts';
+import { platformGrantRoutes } from './platform/grants.ts';
 import { approvalRoutes } from './approvals/approvals.ts';
 import { memoryRoutes } from './agents/memory.ts';
 import { temporalCodecRoutes } from './admin/temporal-codec.ts';
@@ -69,6 +71,8 @@ export function allRoutes(): RouteDef[] {
     ...platformTemplateRoutes,
     ...platformUserRoutes,
     ...platformConnectionRoutes,
+    ...platformBootstrapRoutes,
+    ...platformGrantRoutes,
     ...approvalRoutes, ...memoryRoutes,
     ...assistRoutes, ...automationRoutes,
     ...temporalCodecRoutes, ...billingTierRoutes, ...orgLimitRoutes, ...settingRoutes, ...adminUserRoutes, ...billingUsageRoutes, ...billingHistoryRoutes, ...billingCreditRoutes, ...billingCheckoutRoutes, ...x402AdminRoutes,

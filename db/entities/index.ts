@@ -49,6 +49,7 @@ import { TreasuryWallet, TreasuryTransfer, TreasuryTxChallenge } from './treasur
 import { Treasury, TreasurySigner, TreasuryAccessRequest, TreasuryProposal, TreasuryProposalSignature } from './safe-treasuries.ts';
 import { CreditLedgerEntry, CreditLot, CreditReminder, OrgBillingAccount, OrgLimitOverride, OrgRequestUsage, ProcessorEvent } from './billing.ts';
 import { PlatformApp, PlatformConnection, PlatformSetting, PlatformTemplate } from './platform.ts';
+import { PlatformBootstrap, PlatformGrant } from './platform-provisioning.ts';
 import { X402Config, X402Payment } from './x402.ts';
 
 export * from './org.ts';
@@ -80,6 +81,7 @@ export * from './treasury-wallets.ts';
 export * from './safe-treasuries.ts';
 export * from './billing.ts';
 export * from './platform.ts';
+export * from './platform-provisioning.ts';
 export * from './x402.ts';
 export { PostgresConstraintNames } from './naming.ts';
 
@@ -113,7 +115,7 @@ export const allEntities = [
   OrgRequestUsage,
   OrgLimitOverride,
   OrgBillingAccount, CreditLot, CreditLedgerEntry, ProcessorEvent, CreditReminder,
-  PlatformSetting, PlatformApp, PlatformTemplate, PlatformConnection,
+  PlatformSetting, PlatformApp, PlatformTemplate, PlatformConnection, PlatformBootstrap, PlatformGrant,
   X402Config, X402Payment,
 ] as const;
 

@@ -1,6 +1,9 @@
-// Per-vault access policies (migrations 0002, 0004, 0005; domain/policies).
+// Per-vault access policies (migrations 0002, 0004, 0005, 0056; domain/policies). A 'platform' principal
+// is a platform app's connection to a user: its rows are the user's grants (platform_grant_id) or
+// the app's reach into what it bootstrapped until the user claims it.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Vault } from './vaults.ts';
+import { PlatformGrant } from './platform-provisioning.ts';
 
 export const Policy = defineEntity({
   name: 'Policy',
@@ -10,7 +13,7 @@ export const Policy = defineEntity({
     org_id: p.uuid(),
     vault_id: () => p.manyToOne(Vault).mapToPk().fieldName('vault_id').deleteRule('cascade'),
     secret_path_pattern: p.text(),
-    principal_type: p.enum(['user', 'agent']),
+    principal_type: p.enum(['user', 'agent', 'platform']),
     principal_id: p.uuid(),
     permissions: p.json<string[]>(),
     conditions: p.json<Record<string, unknown>>().default('{}'),
@@ -21,8 +24,10 @@ export const Policy = defineEntity({
     created_by_type: p.text(),
     created_at: p.datetime().defaultRaw('now()'),
     updated_at: p.datetime().defaultRaw('now()'),
+    platform_grant_id: () => p.manyToOne(PlatformGrant).mapToPk().fieldName('platform_grant_id').nullable().deleteRule('cascade'),
   },
   indexes: [
+    { name: 'policies_platform_grant_idx', properties: ['platform_grant_id'], where: 'platform_grant_id IS NOT NULL' },
     { name: 'policies_principal_idx', properties: ['principal_type', 'principal_id', 'vault_id'] },
     { name: 'policies_vault_idx', properties: ['vault_id'] },
   ],

@@ -1,4 +1,4 @@
-// Vaults, each with its own key in the KMS (migrations 0002, 0004, 0016; domain/vaults).
+// Vaults, each with its own key in the KMS (migrations 0002, 0004, 0016, 0056; domain/vaults).
 // policy_version is moved by triggers on policies (see policies.ts), never by the app.
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './org.ts';
@@ -22,6 +22,8 @@ export const Vault = defineEntity({
     created_at: p.datetime().defaultRaw('now()'),
     deleted_at: p.datetime().nullable(),
     policy_version: p.bigint('number').defaultRaw('0'),
+    /** Claimed from a platform app (0056): no platform caller reads its secret values. */
+    platform_locked: p.boolean().default(false),
   },
   indexes: [{ name: 'vaults_org_idx', properties: ['org_id'], where: 'deleted_at IS NULL' }],
   uniques: [

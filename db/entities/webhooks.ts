@@ -1,8 +1,9 @@
-// Organization webhooks, their deliveries (one per event and webhook) and every attempt
-// (migrations 0010, 0011; domain/webhooks).
+// Organization webhooks (and platform apps' own webhooks), their deliveries (one per event and
+// webhook) and every attempt (migrations 0010, 0011, 0057; domain/webhooks).
 import { defineEntity, p, type InferEntity } from '@mikro-orm/postgresql';
 import { Organization } from './org.ts';
 import { EventOutbox } from './events.ts';
+import { PlatformApp } from './platform.ts';
 
 export const Webhook = defineEntity({
   name: 'Webhook',
@@ -19,7 +20,13 @@ export const Webhook = defineEntity({
     created_by: p.uuid().nullable(),
     created_at: p.datetime().defaultRaw('now()'),
     updated_at: p.datetime().defaultRaw('now()'),
+    /** Set: the app's own webhook (one per app), hidden from the organization's webhook routes. */
+    platform_app_id: () => p.manyToOne(PlatformApp).mapToPk().fieldName('platform_app_id').nullable().deleteRule('cascade'),
+    /** An in-place rotation's overlap: the previous secret, sealed like secret_sealed, signs too until it expires. */
+    previous_secret_sealed: p.blob().nullable(),
+    previous_secret_expires_at: p.datetime().nullable(),
   },
+  uniques: [{ name: 'webhooks_platform_app_key', properties: ['platform_app_id'], where: 'platform_app_id IS NOT NULL' }],
   indexes: [{ name: 'webhooks_org_idx', properties: ['org_id', 'created_at'] }],
 });
 export type WebhookRow = InferEntity<typeof Webhook>;

@@ -1,5 +1,16 @@
 // Who is calling: taken from a verified token or key, never from a request body.
-export type PrincipalType = 'user' | 'agent';
+/**
+ * `platform`: a platform app acting through one of its connections to a user (X-Platform-Connection
+ * with its plt_ key): its id is the connection's, its organization the user's. It reaches only the
+ * secret routes that say so (api/route.ts `platformConnection`), and only what the user granted.
+ */
+export type PrincipalType = 'user' | 'agent' | 'platform';
+
+/** Who can create things (vaults, shares, proposals): a human or an agent, never a platform connection. */
+export function creatorType(p: { type: PrincipalType }): 'user' | 'agent' {
+  if (p.type === 'platform') throw new Error('a platform connection does not create this');
+  return p.type;
+}
 
 export type Principal = {
   type: PrincipalType;
@@ -19,7 +30,7 @@ export type Principal = {
  * reaches only platform routes (api/pipeline/authenticate.ts), and the commands of those routes
  * take it explicitly.
  */
-export type PlatformCaller = { type: 'platform'; id: string; orgId: string; via: 'api_key' };
+export type PlatformCaller = { type: 'platform'; id: string; orgId: string; via: 'api_key'; app: true };
 
 export const subjectOf = (p: { type: PrincipalType; id: string }) => `${p.type}:${p.id}`;
 

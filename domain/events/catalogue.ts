@@ -59,7 +59,8 @@ export const EMITTED_EVENTS = [
   'agent.transaction.signed', 'agent.transaction.broadcast',
   'wallet.transfer.sent',
   'proposal.created', 'proposal.signed', 'proposal.executed', 'proposal.cancelled',
-  'platform.user.connected', 'platform.user.disconnected',
+  'platform.user.connected', 'platform.user.claimed', 'platform.user.disconnected', 'platform.bootstrap.completed',
+  'platform.grant.created', 'platform.grant.revoked',
 ] as const;
 
 export type DomainEvent = (typeof EMITTED_EVENTS)[number];

@@ -34,7 +34,8 @@ export class IpRuleCache {
     if (hit) return hit[type];
     const startedAt = this.generation;
     const rows = await listIpRules(this.em(), orgId);
-    const rules: ByPrincipal = { user: rulesBinding(rows, 'user'), agent: rulesBinding(rows, 'agent') };
+    // A platform app acting through a connection is a machine caller: the rules that bind agents bind it.
+    const rules: ByPrincipal = { user: rulesBinding(rows, 'user'), agent: rulesBinding(rows, 'agent'), platform: rulesBinding(rows, 'agent') };
     if (this.generation === startedAt) this.byOrg.set(orgId, rules);
     return rules[type];
   }

@@ -2,7 +2,7 @@
 // app (or its organization's owners and admins) lists its connected users; a user lists the apps
 // connected to their account, connects one (their consent: what users/upsert's link_required asks
 // for) and disconnects one, which ends the app's reach at once (its grants, once they exist, go with
-// the connection). Both tell the app's organization (platform.user.connected|disconnected). A
+// the connection, and its reach into what it bootstrapped). Both tell the app's organization (platform.user.connected|disconnected). A
 // disconnected connection stays as history until the user connects the app again.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
@@ -19,8 +19,10 @@ import {
 } from './connection-repository.ts';
 import { lockPlatformApp } from './platform-app-repository.ts';
 import { assertRoomForConnection } from './connection-cap.ts';
+import { deleteConnectionPolicies, revokeGrants } from './grant-repository.ts';
+import { provisionedBy } from './bootstrap-repository.ts';
 
-/** What a connection provisioned (filled by bootstrap; empty until then). */
+/** What a connection provisioned (its bootstrap's vault and agents; empty until it completed). */
 export type Provisioned = { vaultIds: string[]; agentIds: string[] };
 
 export type AppUserView = ConnectionWithUser & Provisioned;
@@ -39,13 +41,18 @@ export class ConnectionCommands {
   async appUsers(ctx: ActionContext, appId: string): Promise<AppUserView[]> {
     const em = this.d.db();
     const app = await appForCaller(em, ctx, appId);
-    return (await listAppConnections(em, app.id)).map((c) => ({ ...c, ...NOTHING_YET }));
+    const rows = await listAppConnections(em, app.id);
+    const made = await provisionedBy(em, rows.map((c) => c.id));
+    return rows.map((c) => ({ ...c, ...(made.get(c.id) ?? NOTHING_YET) }));
   }
 
   /** GET /v1/platform/connected-apps: the caller's live connections. */
   async connectedApps(ctx: ActionContext): Promise<ConnectedAppView[]> {
     const p = callerOf(ctx);
-    return (await listUserConnections(this.d.db(), p.id)).map((c) => ({ ...c, ...NOTHING_YET }));
+    const em = this.d.db();
+    const rows = await listUserConnections(em, p.id);
+    const made = await provisionedBy(em, rows.map((c) => c.id));
+    return rows.map((c) => ({ ...c, ...(made.get(c.id) ?? NOTHING_YET) }));
   }
 
   /** POST /v1/platform/connected-apps: the caller consents to the app with this slug; the connection (201), or their live one (200). */
@@ -77,6 +84,14 @@ export class ConnectionCommands {
       const ended = await disconnect(tx, p.id, connectionId);
       if (ended) {
         await emitEvent(tx, ended.app_org_id, 'platform.user.disconnected', { platform_app_id: ended.platform_app_id, connection_id: ended.id, user_id: p.id });
+        // The app's reach ends with the connection: its grants, and its reach into what it bootstrapped.
+        const revoked = await revokeGrants(tx, ended.id);
+        await deleteConnectionPolicies(tx, ended.id);
+        if (revoked.length > 0) {
+          await emitEvent(tx, ended.app_org_id, 'platform.grant.revoked', {
+            platform_app_id: ended.platform_app_id, connection_id: ended.id, user_id: p.id, grant_ids: revoked.map((g) => g.id), reason: 'disconnected',
+          });
+        }
       }
       return ended;
     });

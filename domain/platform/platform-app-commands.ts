@@ -3,7 +3,7 @@
 // once, or after an overlap the caller chooses (at most a day), so an app can roll its deployments
 // without an outage. Every command owns its transaction and its audit record; a change to the keys
 // reaches every replica's key cache when it commits (platform-keys.ts).
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { ActionContext } from '../audit/action-context.ts';
@@ -18,6 +18,7 @@ import { appForCaller } from './app-access.ts';
 import { liveConnectionCounts } from './connection-repository.ts';
 import { platformAppEvents, type AuditEventRow } from '../audit/audit-log-repository.ts';
 import { checkStoredDestination, type Exemptions, type Resolver } from '../net/outbound/index.ts';
+import { syncAppWebhook } from './app-webhook.ts';
 import {
   announcePlatformKeysChanged, countPlatformApps, deletePlatformApp, insertPlatformApp, listPlatformApps, rotatePlatformKey,
   updatePlatformApp, type PlatformAppRow, type PlatformAppSettings,
@@ -32,6 +33,8 @@ export type PlatformAppDeps = {
   db: () => EntityManager; audit: ActionAudit; keys: PlatformKeyService;
   /** The outbound policy a webhook URL is checked against when stored (OUTBOUND_ALLOW_CIDRS; a resolver). */
   exemptions: Exemptions; resolver: Resolver;
+  /** Seals the secret of the app's own webhook (Core.webhookKey; app-webhook.ts). */
+  webhookKey: KeyObject;
 };
 
 export type NewPlatformAppInput = PlatformAppSettings & { name: string; slug: string };
@@ -77,7 +80,9 @@ export class PlatformAppCommands {
             type: 'resource_limit_exceeded', title: 'Resource Limit Exceeded', extras: { resource: 'platform_apps', limit: MAX_PLATFORM_APPS, used },
           });
         }
-        return insertPlatformApp(tx, { ...input, id, orgId: p.orgId, keyPrefix: key.prefix, keyDigest: key.digest, createdBy: p.id });
+        const inserted = await insertPlatformApp(tx, { ...input, id, orgId: p.orgId, keyPrefix: key.prefix, keyDigest: key.digest, createdBy: p.id });
+        if (inserted.webhook_url !== null) await syncAppWebhook(tx, this.d.webhookKey, inserted, p.id);
+        return inserted;
       });
     } catch (e) {
       if (e instanceof UniqueConstraintViolationException) throw conflict(`The slug "${input.slug}" is taken: slugs are unique across the platform`);
@@ -117,6 +122,7 @@ export class PlatformAppCommands {
     const row = await em.transactional(async (tx) => {
       const updated = await updatePlatformApp(tx, p.orgId, appId, changes);
       if (updated && keysChange) await announcePlatformKeysChanged(tx, updated.id);
+      if (updated && changes.webhook_url !== undefined) await syncAppWebhook(tx, this.d.webhookKey, updated, p.id);
       return updated;
     });
     if (!row) throw notFound('Platform app');

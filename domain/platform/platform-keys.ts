@@ -46,6 +46,6 @@ export class PlatformKeyService {
       return row ? { appId: row.id, orgId: row.org_id, active: row.is_active, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null } : null;
     });
     if (!r || !r.active || (r.expiresAt !== null && r.expiresAt <= Date.now())) return null;
-    return { type: 'platform', id: r.appId, orgId: r.orgId, via: 'api_key' };
+    return { type: 'platform', id: r.appId, orgId: r.orgId, via: 'api_key', app: true };
   }
 }

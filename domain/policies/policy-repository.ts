@@ -7,7 +7,13 @@ import { query } from '../../db/query.ts';
 import type { Database } from '../../db/entities/index.ts';
 import type { Principal } from '../auth/principal.ts';
 
-export type PolicyRecord = Selectable<Database['policies']>;
+/**
+ * A policy of a user or an agent. Rows of platform connections (a user's grants to a platform app,
+ * domain/platform/grant-repository.ts) are managed through the platform API only: the statements
+ * here never see them.
+ */
+export type PolicyRecord = Omit<Selectable<Database['policies']>, 'principal_type'> & { principal_type: 'user' | 'agent' };
+const NOT_PLATFORM = ['user', 'agent'] as const;
 
 export type PolicyInput = {
   secret_path_pattern: string; principal_type: 'user' | 'agent'; principal_id: string; permissions: string[];
@@ -30,7 +36,7 @@ export function insertPolicy(tx: EntityManager, actor: Principal, vaultId: strin
     id: randomUUID(), org_id: actor.orgId, vault_id: vaultId, secret_path_pattern: input.secret_path_pattern,
     principal_type: input.principal_type, principal_id: input.principal_id, permissions: input.permissions, conditions: input.conditions,
     expires_at: input.expires_at, effect: input.effect, priority: input.priority, created_by: actor.id, created_by_type: actor.type,
-  }).returningAll().executeTakeFirstOrThrow();
+  }).returningAll().executeTakeFirstOrThrow() as Promise<PolicyRecord>;
 }
 
 /** Writes the given changes (undefined ones stay; `expires_at: null` clears); undefined when no such policy. */
@@ -44,15 +50,16 @@ export function updatePolicyRow(tx: EntityManager, orgId: string, vaultId: strin
       ...(u.priority !== undefined && { priority: u.priority }),
       updated_at: sql`now()`,
     })
-    .where('id', '=', policyId).where('vault_id', '=', vaultId).where('org_id', '=', orgId)
-    .returningAll().executeTakeFirst();
+    .where('id', '=', policyId).where('vault_id', '=', vaultId).where('org_id', '=', orgId).where('principal_type', 'in', NOT_PLATFORM)
+    .returningAll().executeTakeFirst() as Promise<PolicyRecord | undefined>;
 }
 
 export function deletePolicyRow(tx: EntityManager, orgId: string, vaultId: string, policyId: string): Promise<PolicyRecord | undefined> {
   return query(tx).deleteFrom('policies').where('id', '=', policyId).where('vault_id', '=', vaultId).where('org_id', '=', orgId)
-    .returningAll().executeTakeFirst();
+    .where('principal_type', 'in', NOT_PLATFORM).returningAll().executeTakeFirst() as Promise<PolicyRecord | undefined>;
 }
 
 export function listPolicies(em: EntityManager, vaultId: string): Promise<PolicyRecord[]> {
-  return query(em).selectFrom('policies').selectAll().where('vault_id', '=', vaultId).orderBy('created_at').execute();
+  return query(em).selectFrom('policies').selectAll().where('vault_id', '=', vaultId).where('principal_type', 'in', NOT_PLATFORM)
+    .orderBy('created_at').execute() as Promise<PolicyRecord[]>;
 }

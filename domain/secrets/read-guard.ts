@@ -8,6 +8,7 @@
 // costs no round trip of its own and is never served stale.
 import type { AppendGuard, AppendPrecondition } from '../audit/append-precondition.ts';
 import { GUARD_COLUMNS, staleGuardsSql } from './secret-read-repository.ts';
+import type { PrincipalType } from '../auth/principal.ts';
 
 export type ReadGuard = {
   vaultId: string;
@@ -16,7 +17,7 @@ export type ReadGuard = {
   secretXmin: string;
   version: number;
   versionXmin: string;
-  principalType: 'user' | 'agent';
+  principalType: PrincipalType;
   principalId: string;
   /** principalStateSql's value when the read was fresh. */
   principalState: string;

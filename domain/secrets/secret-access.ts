@@ -16,6 +16,9 @@ const ownership = (f: AccessFacts) => ({ created_by: f.vaultCreatedBy, created_b
 export function decideSecretAction(principal: Principal, clientIp: string, f: AccessFacts, path: string, action: SecretAction, secretType?: string | null): Decision {
   const d = decide({ principal, role: f.role, clientIp }, ownership(f), f.policies, path, action);
   if (!d.allowed) return d;
+  if (action === 'read' && principal.type === 'platform' && f.platformLocked) {
+    return { allowed: false, detail: 'The user claimed this vault from your app (platform_locked): platform apps never read its secret values' };
+  }
   if (action === 'read' && principal.type === 'agent' && f.agentIntents && secretType && SIGNING_MATERIAL_TYPES.has(secretType)) {
     return { allowed: false, detail: `This agent has the Intents API enabled, so it cannot read ${secretType} secrets directly; sign through the Intents API instead` };
   }

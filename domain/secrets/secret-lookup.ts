@@ -25,6 +25,8 @@ export type AccessFacts = {
   role: Role | null;
   /** An agent with the Intents API enabled (never reads signing material directly). */
   agentIntents: boolean;
+  /** Claimed from a platform app: platform callers never read its values. */
+  platformLocked: boolean;
 };
 
 export type Lookup = { row: LookupRow; facts: AccessFacts };
@@ -70,6 +72,7 @@ function factsOf(row: LookupRow, principal: Principal, policies: PolicyRow[]): A
     policies,
     role: principal.type === 'user' && userRole(row.principal_state) !== '' ? userRole(row.principal_state) as Role : null,
     agentIntents: principal.type === 'agent' && row.principal_state === 'true',
+    platformLocked: row.platform_locked,
   };
 }
 

@@ -5,6 +5,7 @@
 // the batch's guards compared by xmin, appended inside the audit writer's statement.
 import type { HotReads } from '../../db/hot-reads.ts';
 import type { PolicyRow } from '../access/access.ts';
+import type { PrincipalType } from '../auth/principal.ts';
 
 /**
  * The lookup's row as node-pg gives it on the hot pool: timestamptz as Date, bytea as Buffer, jsonb
@@ -14,6 +15,8 @@ import type { PolicyRow } from '../access/access.ts';
 export type LookupRow = {
   vault_id: string; org_id: string; vault_deleted: boolean; v_created_by: string; v_created_by_type: 'user' | 'agent';
   vault_xmin: string; vault_key_ref: string; policy_version: string;
+  /** Claimed from a platform app: no platform caller reads its values. */
+  platform_locked: boolean;
   /** null when the caller's held policy_version is the vault's (VersionedPolicyCache). */
   policies: PolicyRow[] | null;
   principal_state: string | null;
@@ -33,15 +36,18 @@ export const PASSKEY_REQUIRED_SUFFIX = '+passkey';
  * What a read takes from its caller's row, as one text, the same expression in the fresh read
  * and in the guard: an active agent's Intents flag ('true'/'false'), or a user's role in the
  * vault's organization ('' for none) followed by PASSKEY_REQUIRED_SUFFIX when their reads need a
- * passkey token (so turning that setting on makes cached reads stale at once). NULL: no such
- * agent, or an agent that is not active.
+ * passkey token (so turning that setting on makes cached reads stale at once); a platform
+ * connection's status. NULL: no such agent, or an agent that is not active; a connection
+ * disconnected, or of an app switched off.
  * `type`, `id` and `vaultOrg` are SQL expressions.
  */
 function principalStateSql(type: string, id: string, vaultOrg: string): string {
   return `coalesce(
     (SELECT a.intents_api_enabled::text FROM agents a WHERE ${type} = 'agent' AND a.id = ${id} AND a.status = 'active'),
     (SELECT coalesce(CASE WHEN u.org_id = ${vaultOrg} AND u.status = 'active' THEN u.role END, '')
-       || CASE WHEN u.require_passkey_for_vaults THEN '${PASSKEY_REQUIRED_SUFFIX}' ELSE '' END FROM users u WHERE ${type} = 'user' AND u.id = ${id}))`;
+       || CASE WHEN u.require_passkey_for_vaults THEN '${PASSKEY_REQUIRED_SUFFIX}' ELSE '' END FROM users u WHERE ${type} = 'user' AND u.id = ${id}),
+    (SELECT c.status FROM platform_connections c JOIN platform_apps pa ON pa.id = c.platform_app_id
+       WHERE ${type} = 'platform' AND c.id = ${id} AND c.status <> 'disconnected' AND pa.is_active))`;
 }
 
 // $6 is the policy_version whose policies this process holds: when the vault's is the same,
@@ -51,7 +57,7 @@ function principalStateSql(type: string, id: string, vaultOrg: string): string {
 // of an organization's live vaults (it did, on fresh tables).
 const LOOKUP_SQL = `
 SELECT v.id AS vault_id, v.org_id, v.deleted_at IS NOT NULL AS vault_deleted, v.created_by AS v_created_by, v.created_by_type AS v_created_by_type, v.xmin::text AS vault_xmin,
-  v.key_ref AS vault_key_ref, v.policy_version::text AS policy_version,
+  v.key_ref AS vault_key_ref, v.policy_version::text AS policy_version, v.platform_locked,
   CASE WHEN v.policy_version = $6::bigint THEN NULL ELSE
     coalesce((SELECT json_agg(json_build_object('id', p.id, 'secret_path_pattern', p.secret_path_pattern,
        'permissions', p.permissions, 'conditions', p.conditions, 'expires_at', p.expires_at, 'effect', p.effect))
@@ -68,7 +74,7 @@ LEFT JOIN secret_versions sv ON sv.secret_id = s.id AND sv.version = coalesce($5
 WHERE v.id = $1::uuid AND v.kind = 'standard'`;
 
 export type LookupKey = {
-  vaultId: string; path: string; principalType: 'user' | 'agent'; principalId: string; version: number | null;
+  vaultId: string; path: string; principalType: PrincipalType; principalId: string; version: number | null;
   /** The policy_version whose policies the caller already holds (null: none). */
   heldPolicyVersion: string | null;
 };

@@ -10,7 +10,7 @@ import type { ActionAudit } from '../audit/action-audit.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import type { Limiter, LimitSpec } from '../ratelimit/limiter.ts';
 import type { SecretLookup } from '../secrets/secret-lookup.ts';
-import { callerOf, type Principal } from '../auth/principal.ts';
+import { callerOf, creatorType, type Principal } from '../auth/principal.ts';
 import { authorizeSecretAction } from '../secrets/secret-access.ts';
 import { hashPassword } from '../crypto/passwords.ts';
 import { emitEvent } from '../events/outbox.ts';
@@ -93,7 +93,7 @@ export class ShareCommands {
       const s = await insertShare(tx, {
         id, orgId: principal.orgId, secretId: row.secret_id!, vaultId: secret.vault_id, linkDigest: linkDigest(this.d.pepper, linkId)!,
         linkSealed: sealLinkId(this.d.linkKey, id, linkId), linkPrefix: linkPrefix(linkId), createdBy: principal.id,
-        createdByType: principal.type, createdIp: ctx.clientIp, recipientType: input.recipientType,
+        createdByType: creatorType(principal), createdIp: ctx.clientIp, recipientType: input.recipientType,
         recipientPrincipalType: recipient.principalType, recipientId: recipient.id, recipientEmail: recipient.email,
         expiresAt: input.expiresAt, maxAccessCount: input.maxAccessCount ?? null, passphraseHash, ipAllowlist: input.ipAllowlist ?? [],
       });
@@ -113,14 +113,14 @@ export class ShareCommands {
 
   async outbound(ctx: ActionContext): Promise<ShareView[]> {
     const p = callerOf(ctx);
-    return (await listOutbound(this.d.db(), p.orgId, p.type, p.id)).map((s) => this.view(s));
+    return (await listOutbound(this.d.db(), p.orgId, creatorType(p), p.id)).map((s) => this.view(s));
   }
 
   async inbound(ctx: ActionContext): Promise<ShareView[]> {
     const p = callerOf(ctx);
     const em = this.d.db();
     const email = p.type === 'user' ? await verifiedEmailOf(em, p.id) : null;
-    return (await listInbound(em, p.type, p.id, email)).map((s) => this.view(s));
+    return (await listInbound(em, creatorType(p), p.id, email)).map((s) => this.view(s));
   }
 
   /** The recipient takes the share: user and agent shares open only once accepted. */

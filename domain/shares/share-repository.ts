@@ -5,7 +5,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import { query } from '../../db/query.ts';
 import type { Database } from '../../db/entities/index.ts';
-import type { PrincipalType } from '../auth/principal.ts';
+// Shares are made and received by humans and agents only (never a platform connection).
+type PrincipalType = 'user' | 'agent';
 
 type Shares = Selectable<Database['shares']>;
 

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Kms } from '../crypto/kms/kms.ts';
-import type { Principal } from '../auth/principal.ts';
+import { creatorType, type Principal } from '../auth/principal.ts';
 import { AGENT_KEYS_VAULT } from './vault-repository.ts';
 import { findAgentKeysVault, insertAgentKeysVault, type AgentKeysVault } from './agent-keys-repository.ts';
 
@@ -23,7 +23,7 @@ export async function ensureAgentKeysVault(em: EntityManager, kms: Kms, p: Princ
   const id = randomUUID();
   const keyRef = await kms.createVaultKey(id);
   const created = await insertAgentKeysVault(em, {
-    id, orgId: p.orgId, name: AGENT_KEYS_VAULT, keyBackend: kms.backend, keyRef, createdBy: p.id, createdByType: p.type,
+    id, orgId: p.orgId, name: AGENT_KEYS_VAULT, keyBackend: kms.backend, keyRef, createdBy: p.id, createdByType: creatorType(p),
   });
   if (created) return created;
   await kms.destroyVaultKey(keyRef); // another request created it first; this key wraps nothing

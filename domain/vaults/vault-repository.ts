@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql } from 'kysely';
 import { query } from '../../db/query.ts';
 import type { VaultRow } from '../../db/entities/index.ts';
-import type { Principal } from '../auth/principal.ts';
+import { creatorType, type Principal } from '../auth/principal.ts';
 import type { Kms } from '../crypto/kms/kms.ts';
 import { canSeeVault, type Caller, type PolicyRow } from '../access/access.ts';
 import { notFound } from '../errors.ts';
@@ -17,7 +17,7 @@ export type { VaultRow };
 /** Inserts a vault whose key `keyRef` the KMS already holds. */
 export async function insertVault(tx: EntityManager, id: string, keyBackend: Kms['backend'], keyRef: string, p: Principal, input: { name: string; description: string }): Promise<VaultRow> {
   return query(tx).insertInto('vaults')
-    .values({ id, org_id: p.orgId, name: input.name, description: input.description, key_backend: keyBackend, key_ref: keyRef, created_by: p.id, created_by_type: p.type })
+    .values({ id, org_id: p.orgId, name: input.name, description: input.description, key_backend: keyBackend, key_ref: keyRef, created_by: p.id, created_by_type: creatorType(p) })
     .returningAll().executeTakeFirstOrThrow();
 }
 

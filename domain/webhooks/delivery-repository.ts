@@ -22,9 +22,14 @@ export const BATCH_SIZE = 200;
  */
 const deliveryId = sql<string>`overlay(overlay(md5(e.id::text || ':' || w.id::text) placing '8' from 13 for 1) placing '8' from 17 for 1)::uuid`;
 
+/** The app an event's payload names (platform.* events carry it); a fragment: kysely has no ->> for an untyped jsonb. */
+const appOfEvent = sql<string>`e.payload ->> 'platform_app_id'`;
+
 /**
  * Creates the deliveries of these events to every active webhook of their organization that
- * subscribes to the event type (or to `*`). Idempotent: the id is a digest of (event, webhook).
+ * subscribes to the event type (or to `*`); a platform app's own webhook takes only the events
+ * whose payload names that app (`platform_app_id`), never another app's of the same organization.
+ * Idempotent: the id is a digest of (event, webhook).
  * True when these events have deliveries left to batch or start (made now, or by an earlier pass
  * that stopped half-way): false spares the pass claimBatches and unstartedBatches, which would find
  * nothing (most events have no subscribed webhook).
@@ -34,7 +39,8 @@ export async function insertDeliveries(em: EntityManager, eventIds: string[]): P
     .with('ins', (db) => db.insertInto('webhook_deliveries').columns(['id', 'webhook_id', 'org_id', 'event_id', 'event_type'])
       .expression(db.selectFrom('event_outbox as e')
         .innerJoin('webhooks as w', (j) => j.onRef('w.org_id', '=', 'e.org_id').on('w.is_active', '=', true)
-          .on((eb) => eb.or([eb('e.event_type', '=', eb.fn.any('w.events')), eb(eb.val('*'), '=', eb.fn.any('w.events'))])))
+          .on((eb) => eb.or([eb('e.event_type', '=', eb.fn.any('w.events')), eb(eb.val('*'), '=', eb.fn.any('w.events'))]))
+          .on((eb) => eb.or([eb('w.platform_app_id', 'is', null), eb(appOfEvent, '=', eb.cast<string>('w.platform_app_id', 'text'))])))
         .select([deliveryId.as('id'), 'w.id as webhook_id', 'e.org_id', 'e.id as event_id', 'e.event_type'])
         .where((eb) => eb('e.id', '=', eb.fn.any(eb.val(eventIds)))))
       .onConflict((oc) => oc.columns(['event_id', 'webhook_id']).doNothing())
@@ -93,7 +99,11 @@ export async function markBatchesStarted(em: EntityManager, batchIds: string[]):
     .where((eb) => eb('batch_id', '=', eb.fn.any(eb.val(batchIds)))).where('workflow_started_at', 'is', null).execute();
 }
 
-/** What one attempt's request needs: the delivery, its webhook (the sealed secret a Buffer) and the stored event. */
+/**
+ * What one attempt's request needs: the delivery, its webhook (the sealed secrets as Buffers) and
+ * the stored event. `previous_secret_sealed`: the secret an in-place rotation replaced, while its
+ * overlap lasts (null otherwise).
+ */
 export type AttemptTarget = {
   delivery_id: string;
   run: number;
@@ -101,6 +111,7 @@ export type AttemptTarget = {
   webhook_id: string;
   url: string;
   secret_sealed: Buffer;
+  previous_secret_sealed: Buffer | null;
   event_id: string;
   event_type: string;
   org_id: string;
@@ -130,11 +141,12 @@ export async function beginRound(em: EntityManager, batchId: string, round: numb
       .set((eb) => ({ attempt_count: eb('d.attempt_count', '+', 1), run_attempts: eb('d.run_attempts', '+', 1) }))
       .where('d.batch_id', '=', batchId).where('d.status', '=', 'pending').where('d.run_attempts', '<', round)
       .whereRef('w.id', '=', 'd.webhook_id').where('w.is_active', '=', true)
-      .returning(['d.id', 'd.run', 'd.attempt_count', 'd.event_id', 'd.webhook_id', 'w.url', 'w.secret_sealed']))
+      .returning((eb) => ['d.id', 'd.run', 'd.attempt_count', 'd.event_id', 'd.webhook_id', 'w.url', 'w.secret_sealed',
+        eb.case().when('w.previous_secret_expires_at', '>', sql<Date>`now()`).then(eb.ref('w.previous_secret_sealed')).end().as('previous_secret_sealed')]))
     .with('a', (db) => db.insertInto('webhook_delivery_attempts').columns(['delivery_id', 'attempt', 'run'])
       .expression(db.selectFrom('d').select(['d.id', 'd.attempt_count', 'd.run'])))
     .selectFrom('d').innerJoin('event_outbox as e', 'e.id', 'd.event_id')
-    .select(['d.id as delivery_id', 'd.run', 'd.attempt_count as attempt', 'd.webhook_id', 'd.url', 'd.secret_sealed',
+    .select(['d.id as delivery_id', 'd.run', 'd.attempt_count as attempt', 'd.webhook_id', 'd.url', 'd.secret_sealed', 'd.previous_secret_sealed',
       'e.id as event_id', 'e.event_type', 'e.org_id', 'e.payload', 'e.created_at'])
     .orderBy('e.seq').execute() as AttemptTarget[];
 }

@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OutboundClient, OutboundResult } from '../net/outbound/client.ts';
 import { bodyExcerpt } from '../net/outbound/client.ts';
 import { openWebhookSecret } from './webhook-secret.ts';
-import { signedHeaders } from './signature.ts';
+import { signedHeaders, type SigningSecrets } from './signature.ts';
 import { webhookDeliveries } from '../observability/metrics.ts';
 import { beginRound, cancelOrphans, finishAttempts, pendingInBatch, type AttemptOutcome, type AttemptTarget, type FinishedAttempt } from './delivery-repository.ts';
 
@@ -40,10 +40,14 @@ export class WebhookSender {
     const em = this.d.em();
     await cancelOrphans(em, batchId);
     const targets = await beginRound(em, batchId, round);
-    const secrets = new Map<string, string>();
+    // Opened here, in the activity, never carried through Temporal history or logged.
+    const secrets = new Map<string, SigningSecrets>();
     const secretOf = (t: AttemptTarget) => {
       let s = secrets.get(t.webhook_id);
-      if (s === undefined) secrets.set(t.webhook_id, s = openWebhookSecret(this.d.webhookKey, t.webhook_id, t.secret_sealed));
+      if (s === undefined) {
+        const previous = t.previous_secret_sealed === null ? null : openWebhookSecret(this.d.webhookKey, t.webhook_id, t.previous_secret_sealed);
+        secrets.set(t.webhook_id, s = { current: openWebhookSecret(this.d.webhookKey, t.webhook_id, t.secret_sealed), previous });
+      }
       return s;
     };
     // Outcomes wait in a buffer until it is full or the round ends; a crash before the write
@@ -67,7 +71,7 @@ export class WebhookSender {
     return pendingInBatch(em, batchId);
   }
 
-  private async send(t: AttemptTarget, secret: string): Promise<AttemptOutcome> {
+  private async send(t: AttemptTarget, secret: SigningSecrets): Promise<AttemptOutcome> {
     const body = deliveryBody(t);
     const headers = {
       'content-type': 'application/json',

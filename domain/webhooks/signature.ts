@@ -6,6 +6,9 @@
 // - Standard Webhooks (standardwebhooks.com): `webhook-id`, `webhook-timestamp` (Unix seconds)
 //   and `webhook-signature` = `v1,` + base64 HMAC-SHA256 of `${id}.${timestamp}.${body}`, keyed by
 //   the base64-decoded part after `whsec_`. The signed timestamp lets receivers refuse replays.
+// During an in-place rotation's overlap (a platform app's webhook, spec §6.2 rule 5) the old
+// secret keeps X-Webhook-Signature, so receivers not yet updated verify unchanged, the new one adds
+// X-Webhook-Signature-Next, and webhook-signature carries both (the standard's rotation form).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { SECRET_PREFIX } from './webhook-secret.ts';
 
@@ -18,15 +21,25 @@ export function standardWebhookSignature(secret: string, messageId: string, time
   return 'v1,' + createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
 }
 
+/** The secrets a delivery is signed with: the current one, and the one it replaced while their overlap lasts. */
+export type SigningSecrets = { current: string; previous: string | null };
+
 /** Every header a delivery carries besides content-type. */
-export function signedHeaders(secret: string, messageId: string, timestampSeconds: number, body: string): Record<string, string> {
-  const hex = signBodyHex(secret, body);
+export function signedHeaders(secrets: SigningSecrets, messageId: string, timestampSeconds: number, body: string): Record<string, string> {
+  const { current, previous } = secrets;
+  const standard = standardWebhookSignature(current, messageId, timestampSeconds, body);
+  const base = { 'webhook-id': messageId, 'webhook-timestamp': String(timestampSeconds) };
+  if (previous === null) {
+    const hex = signBodyHex(current, body);
+    return { 'x-webhook-signature': hex, 'x-1claw-signature': hex, ...base, 'webhook-signature': standard };
+  }
+  const oldHex = signBodyHex(previous, body);
   return {
-    'x-webhook-signature': hex,
-    'x-1claw-signature': hex,
-    'webhook-id': messageId,
-    'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': standardWebhookSignature(secret, messageId, timestampSeconds, body),
+    'x-webhook-signature': oldHex,
+    'x-1claw-signature': oldHex,
+    'x-webhook-signature-next': signBodyHex(current, body),
+    ...base,
+    'webhook-signature': `${standard} ${standardWebhookSignature(previous, messageId, timestampSeconds, body)}`,
   };
 }
 

@@ -1,7 +1,9 @@
 // The webhooks table and the history side of webhook_deliveries: every statement the API needs.
 // Commands (webhook-commands.ts) decide; this file only reads and writes. Every statement is
-// scoped by the organization, and no row ever carries secret_sealed. The delivery pipeline's
-// own statements live in delivery-repository.ts.
+// scoped by the organization, and no row ever carries secret_sealed. A platform app's own webhook
+// (platform_app_id set, app-webhook-repository.ts) is not the organization's to see or change:
+// every statement here leaves it out. The delivery pipeline's own statements live in
+// delivery-repository.ts.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { sql, type Selectable } from 'kysely';
 import { query } from '../../db/query.ts';
@@ -29,19 +31,21 @@ export async function insertWebhook(tx: EntityManager, w: NewWebhook): Promise<W
 
 export async function countWebhooks(tx: EntityManager, orgId: string): Promise<number> {
   const row = await query(tx).selectFrom('webhooks').select((eb) => eb.cast<number>(eb.fn.countAll(), 'integer').as('n'))
-    .where('org_id', '=', orgId).executeTakeFirstOrThrow();
+    .where('org_id', '=', orgId).where('platform_app_id', 'is', null).executeTakeFirstOrThrow();
   return row.n;
 }
 
 /** The organization's webhooks, oldest first. */
 export function listWebhooks(em: EntityManager, orgId: string): Promise<WebhookRow[]> {
-  return query(em).selectFrom('webhooks').select(COLUMNS).where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute();
+  return query(em).selectFrom('webhooks').select(COLUMNS).where('org_id', '=', orgId).where('platform_app_id', 'is', null)
+    .orderBy('created_at').orderBy('id').execute();
 }
 
 /** One webhook of the organization; null when missing, in another organization or not an id. */
 export async function findWebhook(em: EntityManager, orgId: string, webhookId: string): Promise<WebhookRow | null> {
   if (!isUuid(webhookId)) return null;
-  return (await query(em).selectFrom('webhooks').select(COLUMNS).where('id', '=', webhookId).where('org_id', '=', orgId).executeTakeFirst()) ?? null;
+  return (await query(em).selectFrom('webhooks').select(COLUMNS).where('id', '=', webhookId).where('org_id', '=', orgId)
+    .where('platform_app_id', 'is', null).executeTakeFirst()) ?? null;
 }
 
 /** Writes the given changes; null when the organization has no such webhook. */
@@ -56,7 +60,7 @@ export async function updateWebhook(tx: EntityManager, orgId: string, webhookId:
       ...(c.description !== undefined ? { description: c.description } : {}),
       ...(c.is_active !== undefined ? { is_active: c.is_active } : {}),
     })
-    .where('id', '=', webhookId).where('org_id', '=', orgId).returning(COLUMNS).executeTakeFirst();
+    .where('id', '=', webhookId).where('org_id', '=', orgId).where('platform_app_id', 'is', null).returning(COLUMNS).executeTakeFirst();
   return row ?? null;
 }
 
@@ -71,7 +75,8 @@ export async function cancelPendingDeliveries(tx: EntityManager, orgId: string, 
 /** Deletes the webhook (its deliveries and attempts cascade); false when there is no such webhook. */
 export async function deleteWebhook(tx: EntityManager, orgId: string, webhookId: string): Promise<boolean> {
   if (!isUuid(webhookId)) return false;
-  const rows = await query(tx).deleteFrom('webhooks').where('id', '=', webhookId).where('org_id', '=', orgId).returning('id').execute();
+  const rows = await query(tx).deleteFrom('webhooks').where('id', '=', webhookId).where('org_id', '=', orgId).where('platform_app_id', 'is', null)
+    .returning('id').execute();
   return rows.length > 0;
 }
 
@@ -120,7 +125,9 @@ export async function listDeliveries(em: EntityManager, orgId: string, webhookId
 /** One delivery of the organization's webhook; null when missing, elsewhere or not an id. */
 export async function findDelivery(em: EntityManager, orgId: string, webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
   if (!isUuid(webhookId) || !isUuid(deliveryId)) return null;
-  return (await deliveries(em).where('d.id', '=', deliveryId).where('d.webhook_id', '=', webhookId).where('d.org_id', '=', orgId).executeTakeFirst()) ?? null;
+  return (await deliveries(em).where('d.id', '=', deliveryId).where('d.webhook_id', '=', webhookId).where('d.org_id', '=', orgId)
+    .where((eb) => eb.exists(eb.selectFrom('webhooks as w').select(sql`1`.as('one')).whereRef('w.id', '=', 'd.webhook_id').where('w.platform_app_id', 'is', null)))
+    .executeTakeFirst()) ?? null;
 }
 
 /** The attempts of these deliveries in one statement, each delivery's in attempt order. */
@@ -152,7 +159,7 @@ export async function requeueDelivery(tx: EntityManager, orgId: string, webhookI
     }))
     .where('d.id', '=', deliveryId).where('d.webhook_id', '=', webhookId).where('d.org_id', '=', orgId).where('d.status', '<>', 'pending')
     .where((eb) => eb.exists(eb.selectFrom('webhooks as w').select(sql`1`.as('one'))
-      .whereRef('w.id', '=', 'd.webhook_id').whereRef('w.org_id', '=', 'd.org_id').where('w.is_active', '=', true)))
+      .whereRef('w.id', '=', 'd.webhook_id').whereRef('w.org_id', '=', 'd.org_id').where('w.is_active', '=', true).where('w.platform_app_id', 'is', null)))
     .returning(['d.run', 'd.batch_id']).$narrowType<{ batch_id: string }>().executeTakeFirst();
   return row ?? null;
 }

@@ -4,7 +4,7 @@ import { ReadCache, MAX_AGE_MS, MAX_BYTES, MAX_ENTRIES, type CachedRead } from '
 import type { AccessFacts } from '../../domain/secrets/secret-lookup.ts';
 
 const facts = (policies: AccessFacts['policies'] = []): AccessFacts => ({
-  vaultId: 'v', orgId: 'o', vaultCreatedBy: 'u', vaultCreatedByType: 'user', policies, role: null, agentIntents: false,
+  vaultId: 'v', orgId: 'o', vaultCreatedBy: 'u', vaultCreatedByType: 'user', policies, role: null, agentIntents: false, platformLocked: false,
 });
 
 const read = (over: Partial<CachedRead> = {}): CachedRead => ({

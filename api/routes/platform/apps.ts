@@ -2,11 +2,12 @@
 // that build on the service (Pro plan or higher); each gets a `plt_` key shown once. An app may read
 // its own registration with that key; every other route refuses a `plt_` key.
 import { route } from '../../route.ts';
-import { appAuditQuery, createPlatformAppBody, platformAppParams, rotatePlatformKeyBody, updatePlatformAppBody } from './schema.ts';
+import { appAuditQuery, createPlatformAppBody, platformAppParams, rotatePlatformKeyBody, rotateWebhookSecretBody, updatePlatformAppBody } from './schema.ts';
 import {
   PlatformAppAuditSchema, PlatformAppCreatedSchema, PlatformAppListSchema, PlatformAppSchema, PlatformKeyRotatedSchema,
   presentAppAudit, presentPlatformApp, presentPlatformAppCreated, presentPlatformAppList, presentPlatformKeyRotated,
 } from '../../presenters/platform.ts';
+import { PlatformWebhookSecretSchema, presentWebhookSecret } from '../../presenters/platform-webhook.ts';
 
 const MANAGERS_ONLY = 'Not an owner or admin (agents and platform keys never)';
 
@@ -69,5 +70,18 @@ export const platformAppRoutes = [
     errors: { 400: 'A field is invalid', 403: MANAGERS_ONLY, 404: 'Not found' },
     handler: async ({ params, body, action, services: s }) =>
       presentPlatformKeyRotated(await s.platformApps.rotateKey(action, params.appId, { expiresAt: body.api_key_expires_at, overlapSeconds: body.old_key_valid_for_seconds })),
+  }),
+  // The reference lets only humans rotate; the issue lets the app rotate its own secret too (its plt_ key).
+  route({
+    method: 'POST', path: '/v1/platform/apps/:appId/rotate-webhook-secret', tag: 'Platform', auth: 'user_or_platform',
+    summary: "A new secret for the app's own webhook, shown once; the old one keeps signing X-Webhook-Signature for overlap_seconds (default 900, at most a day), the new one X-Webhook-Signature-Next",
+    params: platformAppParams, body: rotateWebhookSecretBody,
+    success: { status: 200, description: 'The new secret', schema: PlatformWebhookSecretSchema },
+    errors: {
+      400: 'overlap_seconds is not a whole number from 0 to 86400', 403: MANAGERS_ONLY, 404: "Not found (or another app than the key's)",
+      409: 'The app has no webhook_url',
+    },
+    handler: async ({ params, body, action, services: s }) =>
+      presentWebhookSecret(await s.platformAppWebhooks.rotateSecret(action, params.appId, body.overlap_seconds)),
   }),
 ];

@@ -54,6 +54,11 @@ export const rotatePlatformKeyBody = z.object({
 
 export const platformAppParams = z.object({ appId: idParam });
 
+export const rotateWebhookSecretBody = z.object({
+  /** Ours: how long the current secret keeps signing X-Webhook-Signature next to the new one (default 900; 0: it stops at once). */
+  overlap_seconds: z.number().int().min(0).max(86_400).optional(),
+}).optional().transform((b) => b ?? {});
+
 // Templates: the spec's rules are the domain's (domain/platform/template-spec.ts), checked here so a
 // 400 names each field at fault under spec.
 const templateName = z.string().trim().min(1).max(100);

@@ -17,7 +17,7 @@ const unlockOf = (ctx: AppContext): VaultUnlock => ({ passkeyToken: ctx.get('x-p
 
 export const secretRoutes = [
   route({
-    method: 'PUT', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal', billable: 'write_secret',
+    method: 'PUT', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal', billable: 'write_secret', platformConnection: true,
     summary: 'Create or update a secret (each write is a new version)',
     params: secretParams, body: putSecretBody,
     success: { status: 201, description: 'The version written (never the value)', schema: SecretWrittenSchema },
@@ -28,7 +28,7 @@ export const secretRoutes = [
     })),
   }),
   route({
-    method: 'GET', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal', billable: 'read_secret',
+    method: 'GET', path: '/v1/vaults/:vault_id/secrets/*path', tag: 'Secrets', auth: 'principal', billable: 'read_secret', platformConnection: true,
     summary: 'Read the decrypted value of the latest version (or ?version=N)',
     params: secretParams, query: readSecretQuery,
     success: { status: 200, description: 'The secret with its value', schema: SecretValueSchema },
@@ -44,7 +44,7 @@ export const secretRoutes = [
     handler: async ({ ctx, params, action, services: s }) => s.secrets.delete(action, params.vault_id, secretPathOf(ctx, 'secrets')),
   }),
   route({
-    method: 'GET', path: '/v1/vaults/:vault_id/secrets', tag: 'Secrets', auth: 'principal',
+    method: 'GET', path: '/v1/vaults/:vault_id/secrets', tag: 'Secrets', auth: 'principal', platformConnection: true,
     summary: 'List secrets: metadata only, never values; prefix filter and cursor pagination',
     params: vaultParams, query: listSecretsQuery,
     success: { status: 200, description: 'One page of secrets the caller may read', schema: SecretListSchema },

@@ -14,7 +14,7 @@ import type { Address, Hex } from 'viem';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../../audit/action-context.ts';
 import type { ActionAudit } from '../../audit/action-audit.ts';
-import { callerOf, type Principal } from '../../auth/principal.ts';
+import { callerOf, creatorType, type Principal } from '../../auth/principal.ts';
 import type { AgentSigner } from '../../intents/signing-keys/signer.ts';
 import type { WalletDigestSigner } from '../wallets/wallet-digest-signer.ts';
 import { emitEvent } from '../../events/outbox.ts';
@@ -98,7 +98,7 @@ export class ProposalCommands {
         })
         : null;
       const r = await insertProposal(tx, {
-        id, org_id: t.org_id, treasury_id: t.id, proposed_by: p.id, proposed_by_type: p.type, chain: t.chain, chain_id: t.chain_id,
+        id, org_id: t.org_id, treasury_id: t.id, proposed_by: p.id, proposed_by_type: creatorType(p), chain: t.chain, chain_id: t.chain_id,
         safe_address: t.safe_address, to_address: input.to_address, value_wei: input.value_wei, data_hex: input.data_hex ?? null, operation: 0,
         safe_tx_hash: hash, nonce: Number(nonce), threshold: t.threshold, expires_at: expiresAt, approval_id: approvalId,
       });
@@ -145,7 +145,7 @@ export class ProposalCommands {
       const locked = await findProposal(tx, t.id, proposalId, true);
       this.checkOpen(locked!);
       await upsertSignature(tx, {
-        id: randomUUID(), proposal_id: locked!.id, signer_id: p.id, signer_type: p.type, signer_address: me.signer_address, signature, decision: input.decision,
+        id: randomUUID(), proposal_id: locked!.id, signer_id: p.id, signer_type: creatorType(p), signer_address: me.signer_address, signature, decision: input.decision,
       });
       const view = (await withSignatures(tx, [locked!]))[0]!;
       const signers = await signersOf(tx, [t.id]);
@@ -162,7 +162,7 @@ export class ProposalCommands {
         // A signer changed its approval into a rejection: back to collecting.
         next = (await moveProposal(tx, locked!.id, ['approved'], 'pending'))!;
       }
-      await emitEvent(tx, t.org_id, 'proposal.signed', proposalEventData(next, { signer_id: p.id, signer_type: p.type, signer_address: me.signer_address, decision: input.decision }));
+      await emitEvent(tx, t.org_id, 'proposal.signed', proposalEventData(next, { signer_id: p.id, signer_type: creatorType(p), signer_address: me.signer_address, decision: input.decision }));
       return next;
     });
     await this.d.audit.record(ctx, 'treasury.proposal.sign', {
