@@ -162,3 +162,11 @@ export const PlatformAppAuditSchema = shape('PlatformAppAudit', z.object({
 
 export const presentAppAudit = (rows: AuditEventRow[]): z.output<typeof PlatformAppAuditSchema> => ({ events: rows.map(presentAuditEvent) });
 
+
+export const PlatformAppStatsSchema = shape('PlatformAppStats', z.object({
+  total_connections: z.number().int(),
+  active_connections: z.number().int(),
+  claimed_connections: z.number().int(),
+  total_bootstraps: z.number().int(),
+  total_grants: z.number().int(),
+}));

@@ -14,7 +14,7 @@ import { isUuid } from '../ids.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { appForCaller } from './app-access.ts';
 import {
-  activeAppBySlug, connectByConsent, connectionOfUser, disconnect, listAppConnections, listUserConnections,
+  activeAppBySlug, appStats, connectByConsent, type AppStats, connectionOfUser, disconnect, listAppConnections, listUserConnections,
   type ConnectionRow, type ConnectionWithUser,
 } from './connection-repository.ts';
 import { lockPlatformApp } from './platform-app-repository.ts';
@@ -44,6 +44,13 @@ export class ConnectionCommands {
     const rows = await listAppConnections(em, app.id);
     const made = await provisionedBy(em, rows.map((c) => c.id));
     return rows.map((c) => ({ ...c, ...(made.get(c.id) ?? NOTHING_YET) }));
+  }
+
+  /** GET /v1/platform/apps/{id}/stats: the app's connections, bootstraps and grants, counted. */
+  async stats(ctx: ActionContext, appId: string): Promise<AppStats> {
+    const em = this.d.db();
+    const app = await appForCaller(em, ctx, appId);
+    return appStats(em, app.id);
   }
 
   /** GET /v1/platform/connected-apps: the caller's live connections. */

@@ -92,3 +92,17 @@ export async function connectByConsent(tx: EntityManager, appId: string, userId:
     .returningAll().executeTakeFirst();
   return row ?? null;
 }
+
+/** Counts for GET /v1/platform/apps/{id}/stats (reference PlatformAppStatsResponse). */
+export type AppStats = { total_connections: number; active_connections: number; claimed_connections: number; total_bootstraps: number; total_grants: number };
+
+export async function appStats(em: EntityManager, appId: string): Promise<AppStats> {
+  return query(em).selectNoFrom((eb) => [
+    eb.selectFrom('platform_connections').select(sql<number>`count(*)::int`.as('n')).where('platform_app_id', '=', appId).as('total_connections'),
+    eb.selectFrom('platform_connections').select(sql<number>`count(*)::int`.as('n')).where('platform_app_id', '=', appId).where('status', '<>', 'disconnected').as('active_connections'),
+    eb.selectFrom('platform_connections').select(sql<number>`count(*)::int`.as('n')).where('platform_app_id', '=', appId).where('status', '=', 'claimed').as('claimed_connections'),
+    eb.selectFrom('platform_bootstraps').select(sql<number>`count(*)::int`.as('n')).where('platform_app_id', '=', appId).as('total_bootstraps'),
+    eb.selectFrom('platform_grants as g').innerJoin('platform_connections as c', 'c.id', 'g.connection_id')
+      .select(sql<number>`count(*)::int`.as('n')).where('c.platform_app_id', '=', appId).as('total_grants'),
+  ]).executeTakeFirstOrThrow() as Promise<AppStats>;
+}

@@ -10,17 +10,11 @@
 //   runtimes, automations: lists the reference names; bootstrapping them is not offered yet, so they must be empty.
 import { z } from 'zod';
 import { ConditionsSchema } from '../access/conditions.ts';
-import { compileGlob } from '../paths/glob.ts';
+import { globPatternField } from '../paths/glob-pattern-field.ts';
 
 export const TEMPLATE_KEY_CHAINS = ['ethereum', 'bitcoin', 'solana', 'xrp', 'cardano', 'tron'] as const;
 
-const pattern = z.string().min(1).max(512).superRefine((p, c) => {
-  try {
-    compileGlob(p);
-  } catch (e) {
-    c.addIssue({ code: 'custom', message: (e as Error).message.replace(/^secret_path_pattern:\s*/, '') });
-  }
-});
+const pattern = globPatternField;
 
 const agentSpec = z.strictObject({
   name: z.string().trim().min(1).max(100),

@@ -190,4 +190,10 @@ test('grants: enforced by the policy decision, revoked at once, expiring, and go
   expect((await db().query("SELECT count(*)::int AS n FROM policies WHERE principal_type = 'platform' AND principal_id = $1", [connectionId])).rows[0].n).toBe(0);
   expect((await events('platform.grant.created')).length).toBeGreaterThanOrEqual(4);
   expect((await events('platform.grant.revoked')).length).toBeGreaterThanOrEqual(2);
+
+  // The app's counts: its one connection (now disconnected), one bootstrap, the grants issued.
+  const stats = await call('GET', `/v1/platform/apps/${appId}/stats`, { token: appKey });
+  expect(stats.status).toBe(200);
+  expect(stats.body).toEqual({ total_connections: 1, active_connections: 0, claimed_connections: 0, total_bootstraps: 1, total_grants: 4 });
+  expect((await call('GET', `/v1/platform/apps/${appId}/stats`, { token: alice.token })).status).toBe(404);
 }, 60_000);

@@ -6,7 +6,7 @@ import { route } from '../../route.ts';
 import { idParam } from '../../input/fields.ts';
 import { platformAppParams } from './schema.ts';
 import {
-  ConnectedAppListSchema, ConnectedAppSchema, PlatformConnectedUserListSchema, presentAppUsers, presentConnectedApp, presentConnectedApps,
+  ConnectedAppListSchema, ConnectedAppSchema, PlatformAppStatsSchema, PlatformConnectedUserListSchema, presentAppUsers, presentConnectedApp, presentConnectedApps,
 } from '../../presenters/platform.ts';
 
 const connectionParams = z.object({ connectionId: idParam });
@@ -20,6 +20,14 @@ export const platformConnectionRoutes = [
     success: { status: 200, description: 'The connections', schema: PlatformConnectedUserListSchema },
     errors: { 403: "Not an owner or admin of the app's organization", 404: 'App not found (or another app than the key\'s)' },
     handler: async ({ params, action, services: s }) => presentAppUsers(await s.platformConnections.appUsers(action, params.appId)),
+  }),
+  route({
+    method: 'GET', path: '/v1/platform/apps/:appId/stats', tag: 'Platform', auth: 'user_or_platform',
+    summary: "The app's connections (all, live, claimed), bootstraps and grants, counted",
+    params: platformAppParams,
+    success: { status: 200, description: 'The counts', schema: PlatformAppStatsSchema },
+    errors: { 403: "Not an owner or admin of the app's organization", 404: 'App not found (or another app than the key\'s)' },
+    handler: async ({ params, action, services: s }) => s.platformConnections.stats(action, params.appId),
   }),
   route({
     method: 'GET', path: '/v1/platform/connected-apps', tag: 'Platform', auth: 'user',

@@ -3,19 +3,13 @@
 import { z } from 'zod';
 import { route } from '../../route.ts';
 import { idParam, timestampField } from '../../input/fields.ts';
-import { compileGlob } from '../../../domain/paths/glob.ts';
+import { globPatternField } from '../../../domain/paths/glob-pattern-field.ts';
 import { GrantListSchema, GrantsCreatedSchema, presentGrantList, presentGrantsCreated } from '../../presenters/platform-grants.ts';
 
 const connectionParams = z.object({ connectionId: idParam });
 const grantParams = z.object({ connectionId: idParam, grantId: idParam });
 
-const pattern = z.string().min(1).max(512).superRefine((p, c) => {
-  try {
-    compileGlob(p);
-  } catch (e) {
-    c.addIssue({ code: 'custom', message: (e as Error).message.replace(/^secret_path_pattern:\s*/, '') });
-  }
-});
+const pattern = globPatternField;
 
 const grantBody = z.object({
   vault_ids: z.array(idParam).max(50).default([]),

@@ -5,7 +5,7 @@ import { idParam, timestampField, positiveInt32Query, limitField, cursorField } 
 import { secretTypeField, MAX_METADATA_BYTES, MAX_DESCRIPTION_LENGTH } from '../../../domain/secrets/secret-types.ts';
 import { CHARSETS, GENERATED_LENGTH, type Charset } from '../../../domain/secrets/secret-generator.ts';
 import { ConditionsSchema } from '../../../domain/access/conditions.ts';
-import { compileGlob } from '../../../domain/paths/glob.ts';
+import { globPatternField } from '../../../domain/paths/glob-pattern-field.ts';
 
 export const vaultName = z.string().trim().min(1).max(255)
   .refine((n) => !n.startsWith('__'), { message: 'names starting with "__" are reserved for system vaults' });
@@ -46,15 +46,7 @@ export const rotateSecretBody = z.object({
 // Policies.
 const permissionsField = z.array(z.enum(['read', 'write', 'delete', 'rotate'])).min(1).max(4).transform((p) => [...new Set(p)]);
 const policyExpiresField = timestampField.nullable().optional();
-const patternField = z.string().min(1).max(512).transform((p, c) => {
-  try {
-    compileGlob(p);
-    return p;
-  } catch (e) {
-    c.addIssue({ code: 'custom', message: (e as Error).message.replace(/^secret_path_pattern:\s*/, '') });
-    return z.NEVER;
-  }
-});
+const patternField = globPatternField;
 
 export const createPolicyBody = z.object({
   secret_path_pattern: patternField,
