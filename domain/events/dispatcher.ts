@@ -25,6 +25,14 @@ export type EventSubscriber = {
 /** The safety-net sweep: also how soon a follower takes over from a leader that died. */
 export const OUTBOX_SWEEP_MS = 5_000;
 
+/**
+ * The least time from one pass's start to the next's while notices keep arriving. The first event
+ * after a quiet spell goes at once; under a steady stream (hundreds of signs a second, each with
+ * its event) passes take what gathered meanwhile instead of a handful each, and each pass costs
+ * the same few statements however many events it takes (bench: 2,880 passes for 10,141 events).
+ */
+export const MIN_PASS_GAP_MS = 10;
+
 export type DispatcherOptions = {
   databaseUrl: string;
   em: () => EntityManager;
@@ -44,6 +52,8 @@ export class OutboxDispatcher {
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<void> = Promise.resolve();
+  /** When the latest pass began (MIN_PASS_GAP_MS). */
+  private lastPassAt = 0;
 
   constructor(options: DispatcherOptions) {
     this.o = { sweepMs: OUTBOX_SWEEP_MS, batchSize: 500, ...options };
@@ -105,6 +115,9 @@ export class OutboxDispatcher {
 
   private async passes(): Promise<void> {
     do {
+      const wait = this.lastPassAt + MIN_PASS_GAP_MS - Date.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      this.lastPassAt = Date.now();
       this.again = false;
       try {
         while (this.leading && !this.stopped && await this.dispatchBatch() === this.o.batchSize) { /* full batch: more waiting */ }
