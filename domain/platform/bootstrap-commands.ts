@@ -11,6 +11,7 @@ import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
 import { Problem, conflict, forbidden, invalidField, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
+import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { newAgentKey } from '../agents/agent-keys.ts';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
 import { findPlatformApp, type PlatformAppRow } from './platform-app-repository.ts';
@@ -56,6 +57,12 @@ export class BootstrapCommands {
       if (existing) return; // running, or done and not yet answered: this call joins it
       const template = await this.template(tx, app.id, input.templateId);
       const plan = planBootstrap(TemplateSpecSchema.parse(template.spec), { id: c.user_id, orgId: c.org_id }, app.org_id);
+      // user_pays: what the app provisions counts against the user's own plan, checked before
+      // anything is made; otherwise the app's organization pays and the user's plan is not asked.
+      if (app.billing_model === 'user_pays') {
+        await assertBelowTierLimit(tx, c.org_id, 'vaults');
+        await assertBelowTierLimit(tx, c.org_id, 'agents', plan.agents.length);
+      }
       await insertBootstrap(tx, { connectionId, appId: app.id, templateId: template.id, templateVersion: template.version, plan, returnTo });
     });
     await this.d.client.startBootstrap(connectionId);

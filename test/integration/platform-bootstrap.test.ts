@@ -197,3 +197,19 @@ test('grants: enforced by the policy decision, revoked at once, expiring, and go
   expect(stats.body).toEqual({ total_connections: 1, active_connections: 0, claimed_connections: 0, total_bootstraps: 1, total_grants: 4 });
   expect((await call('GET', `/v1/platform/apps/${appId}/stats`, { token: alice.token })).status).toBe(404);
 }, 60_000);
+
+test("billing_model user_pays: a bootstrap counts against the user's plan, refused before anything is made", async () => {
+  const bob = await signup('platform-boot-bob');
+  for (const name of ['one', 'two', 'three']) expect((await call('POST', '/v1/vaults', { token: bob.token, body: { name } })).status).toBe(201);
+  const c = await call('POST', '/v1/platform/connected-apps', { token: bob.token, body: { app_slug: slug } });
+  expect(c.status).toBe(201);
+  const bobConnection = c.body.connection_id as string;
+  expect((await call('PATCH', `/v1/platform/apps/${appId}`, { token: owner.token, body: { billing_model: 'user_pays' } })).status).toBe(200);
+  const refused = await asApp('POST', `/v1/platform/connections/${bobConnection}/bootstrap`, {}, null);
+  expect(refused.status).toBe(403);
+  expect(refused.body.type).toBe('resource_limit_exceeded');
+  expect((await db().query('SELECT 1 FROM platform_bootstraps WHERE connection_id = $1', [bobConnection])).rowCount).toBe(0);
+  // The app's organization pays: Bob's plan is not asked.
+  expect((await call('PATCH', `/v1/platform/apps/${appId}`, { token: owner.token, body: { billing_model: 'platform_pays' } })).status).toBe(200);
+  expect((await asApp('POST', `/v1/platform/connections/${bobConnection}/bootstrap`, {}, null)).status).toBe(201);
+}, 60_000);
