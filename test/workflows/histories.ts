@@ -12,6 +12,7 @@ import type { mailDeliveryWorkflow } from '../../workflows/mail/mail-delivery.ts
 import { MailClient, MAIL_TASK_QUEUE, mailDeliveryWorkflowId } from '../../domain/mail/client.ts';
 import { AccountsClient, ACCOUNTS_TASK_QUEUE, accountDeletionWorkflowId } from '../../domain/accounts/client.ts';
 import { WebhooksClient, WEBHOOKS_TASK_QUEUE, webhookBatchWorkflowId } from '../../domain/webhooks/client.ts';
+import { PlatformClient, PLATFORM_TASK_QUEUE, bootstrapWorkflowId } from '../../domain/platform/client.ts';
 import { HISTORIES_DIR, freshQueue, withWorker, type Harness } from './harness.ts';
 import { fakeAccountActivities, fakeMailActivities, fakeWebhookActivities, recordingLogger, type Script } from './fakes.ts';
 import { SHORT_RETRY } from './mail-delivery.cases.ts';
@@ -74,6 +75,26 @@ export const SCENARIOS: Record<string, Scenario> = {
   // Deliveries stay pending through all 6 rounds (waits of 10, 30, 90, 270, 810 ms); the batch's
   // pending deliveries are then marked failed (two, says the fake), which the workflow returns.
   'webhook-batch-exhausted': (h) => webhookBatch(h, [2], 0.01, 2),
+  // As production runs it: the five steps, the agents step failing once (a worker's database
+  // connection dropped) and retried after production's 1 s first wait.
+  'platform-bootstrap-retried': async (h) => {
+    const connectionId = randomUUID();
+    let failed = false;
+    const activities = {
+      async bootstrapStep(_id: string, step: string): Promise<void> {
+        if (step === 'agents' && !failed) {
+          failed = true;
+          throw new Error('Connection terminated unexpectedly');
+        }
+      },
+    };
+    const handle = h.env.client.workflow.getHandle(bootstrapWorkflowId(connectionId));
+    await withWorker(h, PLATFORM_TASK_QUEUE, activities, async () => {
+      await new PlatformClient(h.env.client, recordingLogger().log).startBootstrap(connectionId);
+      await handle.result();
+    });
+    return handle;
+  },
 };
 
 export const historyFile = (name: string) => path.join(HISTORIES_DIR, `${name}.json`);
