@@ -9,12 +9,13 @@ import type { KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
-import { Problem, conflict, forbidden, invalidField, notFound } from '../errors.ts';
+import { Problem, conflict, invalidField, notFound } from '../errors.ts';
 import { isUuid } from '../ids.ts';
 import { assertBelowTierLimit } from '../limits/tier-limits.ts';
 import { newAgentKey } from '../agents/agent-keys.ts';
 import { digestToken, newOpaqueToken } from '../crypto/opaque-tokens.ts';
-import { findPlatformApp, type PlatformAppRow } from './platform-app-repository.ts';
+import type { PlatformAppRow } from './platform-app-repository.ts';
+import { callingApp } from './app-access.ts';
 import { findTemplate, listTemplates, type TemplateRow } from './template-repository.ts';
 import { TemplateSpecSchema } from './template-spec.ts';
 import { planBootstrap, primaryAgent, type BootstrapPlan } from './bootstrap-plan.ts';
@@ -45,7 +46,7 @@ export class BootstrapCommands {
   }
 
   async bootstrap(ctx: ActionContext, connectionId: string, input: { templateId?: string; returnTo?: string }): Promise<BootstrapAnswer> {
-    const app = await this.callerApp(ctx);
+    const app = await callingApp(this.d.db(), ctx);
     if (!isUuid(connectionId)) throw notFound('Connection');
     const returnTo = input.returnTo === undefined ? null : checkReturnTo(app, input.returnTo);
     const em = this.d.db();
@@ -91,7 +92,7 @@ export class BootstrapCommands {
 
   /** A fresh claim link for a bootstrapped connection not yet claimed; the previous link dies. */
   async reissueClaim(ctx: ActionContext, connectionId: string, input: { returnTo?: string }): Promise<ClaimLink> {
-    const app = await this.callerApp(ctx);
+    const app = await callingApp(this.d.db(), ctx);
     if (!isUuid(connectionId)) throw notFound('Connection');
     const returnTo = input.returnTo === undefined ? undefined : checkReturnTo(app, input.returnTo);
     const claim = this.newClaim(app, connectionId);
@@ -116,13 +117,6 @@ export class BootstrapCommands {
         claimUrl: `${this.d.publicUrl}/connect/${encodeURIComponent(app.slug)}/claim/${token}`, claimToken: token, expiresIn: CLAIM_TTL_SECONDS, connectionId,
       },
     };
-  }
-
-  private async callerApp(ctx: ActionContext): Promise<PlatformAppRow> {
-    if (!ctx.platformApp) throw forbidden("This operation is for platform apps: call it with the app's plt_ key");
-    const app = await findPlatformApp(this.d.db(), ctx.platformApp.orgId, ctx.platformApp.id);
-    if (!app) throw new Problem(401, 'Token or key is invalid, expired or revoked');
-    return app;
   }
 
   /** The template asked for, else the app's default: its oldest active template. */

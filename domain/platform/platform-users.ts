@@ -10,11 +10,11 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
-import type { PlatformCaller } from '../auth/principal.ts';
-import { Problem, conflict, forbidden, invalidField } from '../errors.ts';
+import { Problem, conflict, invalidField } from '../errors.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { insertOrganization, insertUser } from '../accounts/user-repository.ts';
-import { findPlatformApp, lockPlatformApp, type PlatformAppRow } from './platform-app-repository.ts';
+import { lockPlatformApp, type PlatformAppRow } from './platform-app-repository.ts';
+import { callingApp } from './app-access.ts';
 import { connectionBySubject, connectionOfUser, insertConnection, setConnectionSubject, userByEmail } from './connection-repository.ts';
 import { assertRoomForConnection } from './connection-cap.ts';
 import type { AppOidcVerifier, AppSubject } from './app-oidc.ts';
@@ -32,10 +32,8 @@ export class PlatformUserCommands {
   }
 
   async upsert(ctx: ActionContext, input: UpsertInput): Promise<UpsertedUser> {
-    const caller = platformCallerOf(ctx);
     const em = this.d.db();
-    const app = await findPlatformApp(em, caller.orgId, caller.id);
-    if (!app) throw new Problem(401, 'Token or key is invalid, expired or revoked');
+    const app = await callingApp(em, ctx);
     if (input.subjectToken === undefined && input.email === undefined) throw invalidField('subject_token', 'send subject_token (an OIDC token of the app\'s IdP) or email');
     if (input.subjectToken !== undefined && (input.subjectTokenType ?? JWT_TOKEN_TYPE) !== JWT_TOKEN_TYPE) {
       throw invalidField('subject_token_type', `must be ${JWT_TOKEN_TYPE}`);
@@ -92,9 +90,4 @@ export class PlatformUserCommands {
       extras: { is_new: false, email, link_required: { status: 'link_required', reason: 'user_exists_in_other_org', authorize_url: authorizeUrl, app_slug: app.slug } },
     });
   }
-}
-
-function platformCallerOf(ctx: ActionContext): PlatformCaller {
-  if (!ctx.platformApp) throw forbidden("This operation is for platform apps: call it with the app's plt_ key");
-  return ctx.platformApp;
 }
