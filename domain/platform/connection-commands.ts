@@ -1,9 +1,10 @@
 // Connections between platform apps and users, seen from both sides (spec §4.15, issue 35 §3): the
 // app (or its organization's owners and admins) lists its connected users; a user lists the apps
 // connected to their account, connects one (their consent: what users/upsert's link_required asks
-// for) and disconnects one, which ends the app's reach at once (its grants, once they exist, go with
-// the connection, and its reach into what it bootstrapped). Both tell the app's organization (platform.user.connected|disconnected). A
-// disconnected connection stays as history until the user connects the app again.
+// for) and disconnects one, which ends the app's reach at once (its grants and its reach into what it
+// bootstrapped go with the connection). Both tell the app's organization
+// (platform.user.connected|disconnected). A disconnected connection stays as history until the user
+// connects the app again.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ActionContext } from '../audit/action-context.ts';
 import type { ActionAudit } from '../audit/action-audit.ts';
